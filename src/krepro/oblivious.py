@@ -1,0 +1,256 @@
+r"""Oblivious features and the oblivious kernel matrix (Grünewälder & Khaleghi, JMLR 2021).
+
+The oblivious feature of a point :math:`(x, s)` is (paper eq. (9))
+
+.. math::
+
+    Z = \varphi(x) - E^S_n\varphi(X)\big|_{S=s} + E_n\varphi(X),
+
+with the plug-in conditional expectation of §6.1 estimated on a separate estimation sample
+:math:`(x_v, s_v)_{v=1}^m`. Writing the estimated conditional means of the cells and the
+overall mean as :math:`g = (E_1, \dots, E_L, \bar E)` and :math:`r(s) = (-e_{a(s)}, 1)` (the
+negated one-hot cell membership with a trailing one),
+
+.. math::
+
+    Z(x, s) = \varphi(x) + \sum_k r_k(s)\, g_k .
+
+All inner products therefore reduce to kernel evaluations plus a rank-:math:`(L+1)`
+correction (Appendix E.1–E.2, Algorithm 1):
+
+.. math::
+
+    \langle Z(a_i), Z(b_j)\rangle = K_{ab} + P_a r_b^\top + r_a P_b^\top + r_a Q r_b^\top,
+    \qquad P_a = K(a, \mathrm{est})\, G, \quad Q = G^\top K(\mathrm{est}, \mathrm{est})\, G,
+
+where the columns of :math:`G` (shape ``(m, L+1)``) are the averaging weights of the cell
+means and of the overall mean. Expanded, this is exactly Algorithm 1's
+:math:`O_{ij} = k_{ij} - \xi_{i,a} - \xi_{j,b} + o_{b,a} + M + \rho_i + \rho_j - \tau_a -
+\tau_b`. The cost is the three kernel blocks plus :math:`O(n^2 L)` for the correction,
+instead of the reference implementation's Python double loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from krepro.conditional import PartitionConditionalMean, make_partition
+from krepro.kernels import gram, kernel_params
+
+__all__ = ["ObliviousKernel", "check_sensitive_features"]
+
+
+def check_sensitive_features(sensitive_features, n_samples):
+    """Return S as a 2-d array of ``n_samples`` rows; ``None`` means one group.
+
+    With a single group the conditional expectation equals the mean and the oblivious
+    features are the plain features :math:`\\varphi(X)`.
+    """
+    if sensitive_features is None:
+        return np.zeros((n_samples, 1))
+    S = np.asarray(sensitive_features)
+    if S.ndim == 1:
+        S = S[:, None]
+    if S.ndim != 2 or S.shape[0] != n_samples:
+        raise ValueError(
+            f"sensitive_features must have one entry (row) per sample: expected {n_samples} "
+            f"rows, got shape {S.shape}."
+        )
+    return S
+
+
+class ObliviousKernel(BaseEstimator):
+    r"""Kernel between oblivious features :math:`\langle Z(a), Z(b)\rangle` (paper eq. (9)).
+
+    ``fit`` takes the estimation half :math:`(X_{est}, S_{est})` of the paper's 2n-sample
+    split; :meth:`gram` then returns oblivious Gram matrices between any two sets of points
+    (Algorithm 1 for train × train, Appendix E.2 for test × train), and :meth:`mixed_gram`
+    the M-Oblivious cross products :math:`\langle Z(a), \varphi(b)\rangle`.
+
+    Parameters
+    ----------
+    kernel : str, default="rbf"
+        Kernel name understood by :func:`krepro.kernels.gram`.
+    gamma : float, default=None
+        RBF / polynomial scale, :math:`k(x,y)=\exp(-\gamma\lVert x-y\rVert^2)` for RBF.
+        ``None`` means ``1 / n_features``.
+    degree : int, default=3
+        Polynomial degree.
+    coef0 : float, default=1.0
+        Polynomial offset.
+    kernel_params : dict, default=None
+        Further kernel parameters (e.g. ``{"nu": 2.5}`` for Matérn).
+    partition : {"values", "dyadic"} or partition object, default="values"
+        ``"values"`` makes each distinct value of S a cell (finite S). ``"dyadic"`` splits the
+        box ``partition_bounds`` into ``cells_per_axis`` cells per axis; points outside the
+        box raise ``ValueError``. Any :mod:`krepro.conditional` partition object is also
+        accepted.
+    partition_bounds : (low, high), default=None
+        Box of the dyadic partition (scalars or per-axis arrays).
+    cells_per_axis : int, default=16
+        Cells per axis of the dyadic partition (16 = the paper's ridge experiments).
+
+    Attributes
+    ----------
+    conditional_mean_ : PartitionConditionalMean
+        Plug-in estimator fitted on :math:`S_{est}`; knows which estimation points fall in
+        every cell. Empty cells have estimate 0 (Algorithm 1's convention).
+    X_estimation_ : ndarray of shape (m, n_features)
+        Estimation points.
+    component_weights_ : ndarray of shape (m, n_cells + 1)
+        :math:`G`: cell-averaging weights, then the uniform weights of the overall mean.
+    component_gram_ : ndarray of shape (n_cells + 1, n_cells + 1)
+        :math:`Q = G^\top K(\mathrm{est}, \mathrm{est}) G`: inner products between the cell
+        means :math:`o_{a,b}`, with the overall mean :math:`\tau_a`, and :math:`M`.
+    n_features_in_ : int
+        Number of non-sensitive features.
+
+    References
+    ----------
+    S. Grünewälder and A. Khaleghi. Oblivious Data for Fairness with Kernels. JMLR 22(208),
+    2021. §6.3, Algorithm 1, Appendix E.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krepro.oblivious import ObliviousKernel
+    >>> rng = np.random.default_rng(0)
+    >>> S = rng.integers(0, 2, 40); X = S[:, None] + rng.normal(size=(40, 2))
+    >>> ok = ObliviousKernel(kernel="rbf", gamma=0.5, partition="values")
+    >>> ok = ok.fit(X[20:], sensitive_features=S[20:])
+    >>> O = ok.gram(X[:20], S[:20])             # train x train
+    >>> O_test = ok.gram(X[:5], S[:5], X[:20], S[:20])  # test x train
+    >>> O.shape, O_test.shape
+    ((20, 20), (5, 20))
+    """
+
+    def __init__(
+        self,
+        kernel="rbf",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        kernel_params=None,
+        partition="values",
+        partition_bounds=None,
+        cells_per_axis=16,
+    ):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.partition = partition
+        self.partition_bounds = partition_bounds
+        self.cells_per_axis = cells_per_axis
+
+    def _kernel(self, X, Y=None):
+        params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
+        return gram(X, Y, self.kernel, **params)
+
+    def fit(self, X, y=None, *, sensitive_features=None):
+        """Estimate the conditional means from the estimation sample.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, n_features)
+            Non-sensitive features of the estimation half.
+        y : ignored
+        sensitive_features : array-like of shape (m,) or (m, d), default=None
+            Sensitive features of the estimation half; ``None`` means a single group.
+
+        Returns
+        -------
+        self : ObliviousKernel
+        """
+        X = validate_data(self, X, dtype=float)
+        S = check_sensitive_features(sensitive_features, X.shape[0])
+        partition = make_partition(
+            self.partition, bounds=self.partition_bounds, cells_per_axis=self.cells_per_axis
+        )
+        self.conditional_mean_ = PartitionConditionalMean(partition).fit(S)
+        weights = self.conditional_mean_.weights_
+        self.component_weights_ = np.hstack(
+            [weights.toarray(), self.conditional_mean_.mean_weights_[:, None]]
+        )
+        K_est = self._kernel(X)
+        self.component_gram_ = self.component_weights_.T @ K_est @ self.component_weights_
+        self.X_estimation_ = X
+        return self
+
+    # -- building blocks -------------------------------------------------------------------
+
+    def _check_points(self, X, S):
+        X = validate_data(self, X, dtype=float, reset=False)
+        S = check_sensitive_features(S, X.shape[0])
+        return X, S
+
+    def _component_products(self, X):
+        """:math:`P = K(X, \\mathrm{est}) G`: products of φ(x) with cell means and mean."""
+        return self._kernel(X, self.X_estimation_) @ self.component_weights_
+
+    def _coefficients(self, S):
+        """:math:`r(s) = (-e_{a(s)}, 1)`, the coordinates of Z − φ(x) in the components."""
+        membership = self.conditional_mean_.membership(S)
+        membership = membership.toarray() if sparse.issparse(membership) else membership
+        return np.hstack([-membership, np.ones((membership.shape[0], 1))])
+
+    # -- public API ------------------------------------------------------------------------
+
+    def gram(self, XA, SA=None, XB=None, SB=None):
+        r"""Oblivious Gram matrix :math:`\langle Z(a_i), Z(b_j)\rangle`.
+
+        Parameters
+        ----------
+        XA : array-like of shape (n_a, n_features)
+        SA : array-like of shape (n_a,) or (n_a, d), default=None
+            Sensitive features of ``XA`` (``None``: single group).
+        XB, SB : array-like, default=None
+            Second set of points; ``XB=None`` returns the symmetric matrix of ``XA`` with
+            itself (the oblivious matrix :math:`O` of Algorithm 1).
+
+        Returns
+        -------
+        O : ndarray of shape (n_a, n_b)
+            Symmetric positive semi-definite when ``XB`` is None.
+        """
+        check_is_fitted(self, "component_gram_")
+        XA, SA = self._check_points(XA, SA)
+        P_a, R_a = self._component_products(XA), self._coefficients(SA)
+        Q = self.component_gram_
+        if XB is None:
+            # T = P rᵀ + ½ r Q rᵀ, so O = K + T + Tᵀ is exactly symmetric.
+            T = (P_a + 0.5 * R_a @ Q) @ R_a.T
+            T += T.T
+            O = self._kernel(XA)
+            O += O.T  # the kernel block itself may differ from its transpose by round-off
+            O *= 0.5
+            O += T
+            return O
+        XB, SB = self._check_points(XB, SB)
+        P_b, R_b = self._component_products(XB), self._coefficients(SB)
+        O = self._kernel(XA, XB)
+        O += np.hstack([P_a, R_a]) @ np.hstack([R_b, P_b + R_b @ Q]).T
+        return O
+
+    def plain_gram(self, XA, XB=None):
+        """Plain kernel matrix :math:`k(a_i, b_j)` with this estimator's kernel parameters."""
+        check_is_fitted(self, "component_gram_")
+        XA = validate_data(self, XA, dtype=float, reset=False)
+        XB = None if XB is None else validate_data(self, XB, dtype=float, reset=False)
+        return self._kernel(XA, XB)
+
+    def mixed_gram(self, XA, SA, XB):
+        r"""M-Oblivious cross products :math:`\langle Z(a_i), \varphi(b_j)\rangle`.
+
+        This is what the M-Oblivious predictor needs (§6.3, Case 1): a kernel method trained
+        on the plain Gram of the points ``XB`` is applied to oblivious features of ``XA``.
+        Each entry is :math:`k(a_i, b_j) - \xi_{j, a(s_i)} + \rho_j`.
+        """
+        check_is_fitted(self, "component_gram_")
+        XA, SA = self._check_points(XA, SA)
+        XB = validate_data(self, XB, dtype=float, reset=False)
+        return self._kernel(XA, XB) + self._coefficients(SA) @ self._component_products(XB).T
