@@ -116,9 +116,13 @@ class DyadicPartition:
         self.low_ = np.broadcast_to(np.asarray(self.low, dtype=float), (d,)).copy()
         self.high_ = np.broadcast_to(np.asarray(self.high, dtype=float), (d,)).copy()
         if np.any(self.high_ <= self.low_):
-            raise ValueError(f"Partition box needs low < high, got low={self.low}, high={self.high}.")
+            raise ValueError(
+                f"Partition box needs low < high, got low={self.low}, high={self.high}."
+            )
         if int(self.cells_per_axis) != self.cells_per_axis or self.cells_per_axis < 1:
-            raise ValueError(f"cells_per_axis must be a positive integer, got {self.cells_per_axis!r}.")
+            raise ValueError(
+                f"cells_per_axis must be a positive integer, got {self.cells_per_axis!r}."
+            )
         self.n_features_ = d
         self.assign(S)  # raises on points outside the box
         return self
@@ -171,7 +175,9 @@ def make_partition(partition="values", *, bounds=None, cells_per_axis=16):
                 raise ValueError('partition="dyadic" needs partition_bounds=(low, high).')
             low, high = bounds
             return DyadicPartition(low, high, cells_per_axis)
-        raise ValueError(f'Unknown partition {partition!r}; expected "values", "dyadic" or an object.')
+        raise ValueError(
+            f'Unknown partition {partition!r}; expected "values", "dyadic" or an object.'
+        )
     return partition
 
 
@@ -190,7 +196,8 @@ class PartitionConditionalMean:
     Attributes
     ----------
     cell_index_ : ndarray of shape (m,)
-        Cell of each estimation point.
+        Cell of each estimation point (``-1`` for a value that is not one of the explicit
+        cells of a :class:`FiniteValuePartition`; such points only enter the overall mean).
     cell_counts_ : ndarray of shape (n_cells,)
         Number of estimation points in each cell (0 for empty cells).
     cell_members_ : list of ndarray
@@ -211,14 +218,15 @@ class PartitionConditionalMean:
         self.partition.fit(S)
         index = np.asarray(self.partition.assign(S))
         n_cells = self.partition.n_cells
-        counts = np.bincount(index, minlength=n_cells)
+        in_cell = np.flatnonzero(index >= 0)  # a value outside explicit cells is in no cell
+        counts = np.bincount(index[in_cell], minlength=n_cells)
         m = len(index)
         self.cell_index_ = index
         self.cell_counts_ = counts
-        order = np.argsort(index, kind="stable")
+        order = in_cell[np.argsort(index[in_cell], kind="stable")]
         self.cell_members_ = np.split(order, np.cumsum(counts)[:-1])
         self.weights_ = sparse.csr_matrix(
-            (1.0 / counts[index], (np.arange(m), index)), shape=(m, n_cells)
+            (1.0 / counts[index[in_cell]], (in_cell, index[in_cell])), shape=(m, n_cells)
         )
         self.mean_weights_ = np.full(m, 1.0 / m)
         self.n_cells_ = n_cells

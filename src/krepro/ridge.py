@@ -151,7 +151,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
                 f"estimation_fraction must lie in (0, 1), got {self.estimation_fraction!r}."
             )
         n_samples = X.shape[0]
-        n_estimation = int(round(self.estimation_fraction * n_samples))
+        n_estimation = round(self.estimation_fraction * n_samples)
         if n_samples < 2 or not 0 < n_estimation < n_samples:
             raise ValueError(
                 f"ObliviousRidge needs at least 2 samples to split into training and "
@@ -189,9 +189,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}.")
         X, y = validate_data(self, X, y, dtype=float, multi_output=True, y_numeric=True)
         S = check_sensitive_features(sensitive_features, X.shape[0])
-        X, y, S, X_est, S_est = self._split(
-            X, y, S, X_estimation, sensitive_features_estimation
-        )
+        X, y, S, X_est, S_est = self._split(X, y, S, X_estimation, sensitive_features_estimation)
         self.oblivious_kernel_ = ObliviousKernel(
             kernel=self.kernel,
             gamma=self.gamma,

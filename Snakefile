@@ -1,0 +1,37 @@
+"""krepro: reproduce the tables and figures of the kernel-method papers.
+
+Targets: all (default), illustration, ridge. See README.md.
+"""
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/illustration.smk"
+include: "workflow/rules/ridge.smk"
+include: "workflow/rules/report.smk"
+
+
+localrules:
+    all,
+    illustration,
+    ridge,
+    illustration_report,
+    ridge_report,
+    report,
+
+
+rule all:
+    default_target: True
+    input:
+        rules.illustration.input,
+        rules.ridge.input,
+        "results/report.md",

@@ -1,0 +1,1 @@
+"""Data: synthetic generators of the papers' simulation studies (and, later, UCI loaders)."""

@@ -1,0 +1,1 @@
+"""One module per experiment: ``run_*`` produce run records, ``aggregate`` builds tables."""

@@ -1,0 +1,1 @@
+"""Tables, figures and the paper-vs-reproduced comparison, built from aggregate CSVs only."""

@@ -1,0 +1,116 @@
+"""Figures of the oblivious-data paper, drawn from aggregate CSVs only."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import seaborn as sns
+
+from krepro.data.synthetic import ILLUSTRATION_SETTINGS
+
+__all__ = ["plot_illustration", "plot_ridge", "save_figure"]
+
+METHOD_STYLE = {
+    "KRR": {"color": "#1b9e77", "marker": "o"},
+    "ORR": {"color": "#d95f02", "marker": "s"},
+    "M-ORR": {"color": "#7570b3", "marker": "^"},
+}
+
+
+def save_figure(fig, path):
+    """Save atomically: render to a temporary file next to ``path``, then rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=150, bbox_inches="tight")
+        os.replace(tmp, path)
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def plot_illustration(frame, path):
+    """Paper Fig. 2: h(X) and ⟨h, Z⟩ against S for h1 = x² and h2 = sin."""
+    sns.set_theme(style="whitegrid", context="paper")
+    fig, axes = plt.subplots(1, 4, figsize=(14, 3.4))
+    for k, (name, spec) in enumerate(ILLUSTRATION_SETTINGS.items()):
+        group = frame[frame["setting"] == name].sort_values("s")
+        s = group["s"].to_numpy()
+        raw_ax, obl_ax = axes[2 * k], axes[2 * k + 1]
+        raw_ax.scatter(s, group["h_raw"], s=4, color="#3b6fb6", alpha=0.5, label="h(X)")
+        raw_ax.plot(s, group["h_conditional_mean"], color="red", lw=2, label="E[h(X) | S]")
+        obl_ax.scatter(s, group["h_oblivious"], s=4, color="0.45", alpha=0.5, label="⟨h, Z⟩")
+        # Best regression of ⟨h, Z⟩ on S: a moving average over S-sorted points.
+        window = max(len(s) // 25, 5)
+        smooth = np.convolve(group["h_oblivious"], np.ones(window) / window, mode="valid")
+        centre = s[window // 2 : window // 2 + len(smooth)]
+        obl_ax.plot(centre, smooth, color="red", lw=2, label="moving average")
+        raw_ax.set_title(f"{spec.h_label}: h(X) vs S")
+        obl_ax.set_title(f"{spec.h_label}: ⟨h, Z⟩ vs S")
+        for ax in (raw_ax, obl_ax):
+            ax.set_xlabel("S")
+            ax.legend(loc="best", fontsize=7)
+        obl_ax.set_ylim(raw_ax.get_ylim())
+    fig.suptitle("X = S + U: raw features vs oblivious features (cf. paper Fig. 2)")
+    save_figure(fig, path)
+
+
+def plot_ridge(table, best_constants, path):
+    """Paper Fig. 4: test MSE (mean ± sd) against γ; one row per protocol variant.
+
+    The best S-independent MSE at γ = 0 (computed from the data model) is drawn as a
+    dashed reference line.
+    """
+    sns.set_theme(style="whitegrid", context="paper")
+    variants = list(dict.fromkeys(table["variant"]))
+    experiments = sorted(table["experiment"].unique())
+    fig, axes = plt.subplots(
+        len(variants),
+        len(experiments),
+        figsize=(5.2 * len(experiments), 3.6 * len(variants)),
+        squeeze=False,
+    )
+    for row, variant in enumerate(variants):
+        for col, experiment in enumerate(experiments):
+            ax = axes[row, col]
+            part = table[(table["variant"] == variant) & (table["experiment"] == experiment)]
+            for method, style in METHOD_STYLE.items():
+                line = part[part["method"] == method].sort_values("gamma")
+                if line.empty:
+                    continue
+                ax.errorbar(
+                    line["gamma"],
+                    line["mse_mean"],
+                    yerr=line["mse_sd"],
+                    capsize=2,
+                    lw=1.4,
+                    ms=4,
+                    label=method,
+                    **style,
+                )
+            constant = best_constants[
+                (best_constants["variant"] == variant)
+                & (best_constants["experiment"] == experiment)
+            ]["best_constant_mse"].iloc[0]
+            ax.axhline(
+                constant,
+                ls="--",
+                color="0.3",
+                lw=1,
+                label=f"best S-independent constant ({constant:.2f})",
+            )
+            ax.set_yscale("log")
+            ax.set_xlabel("γ (γ = 0: X = S; γ = 1: X independent of S)")
+            ax.set_ylabel("test MSE (mean ± sd)")
+            ax.set_title(f"Experiment {experiment} — {variant}")
+            ax.legend(fontsize=7, loc="lower left")
+    fig.suptitle("Ridge regression on oblivious features (cf. paper Fig. 4a/4b)")
+    fig.tight_layout()
+    save_figure(fig, path)

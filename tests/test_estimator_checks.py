@@ -1,0 +1,11 @@
+"""scikit-learn's estimator API checks for the estimators of :mod:`krepro`."""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from krepro.oblivious import ObliviousKernel
+from krepro.ridge import ObliviousRidge
+
+
+@parametrize_with_checks([ObliviousKernel(), ObliviousRidge(), ObliviousRidge(mode="m-oblivious")])
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)

@@ -1,0 +1,407 @@
+"""Tests of :class:`krepro.oblivious.ObliviousKernel` against explicit feature-space oracles.
+
+The oracles compute the oblivious feature of the paper (eq. (9)),
+``Z = φ(x) − E_n[φ(X) | S ∈ cell(s)] + E_n[φ(X)]``, with explicit loops over an explicit
+finite-dimensional feature map, the empty-cell convention ``E_n[· | S ∈ B] = 0`` included.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from krepro.kernels import gram, kernel_params
+from krepro.oblivious import ObliviousKernel, check_sensitive_features
+
+# ---------------------------------------------------------------------------------------------
+# explicit feature maps and oracles
+
+GAMMA, COEF0 = 0.7, 1.3
+
+
+def phi_linear(x):
+    return np.asarray(x, dtype=float).copy()
+
+
+def phi_poly2(x, g=GAMMA, c=COEF0):
+    """Feature map of (g <x, y> + c)^2: [c, sqrt(2 c g) x_k, g x_k x_l for all (k, l)]."""
+    x = np.asarray(x, dtype=float)
+    quadratic = [g * x[k] * x[l] for k in range(len(x)) for l in range(len(x))]
+    return np.array([c, *(np.sqrt(2.0 * c * g) * x), *quadratic])
+
+
+FEATURE_MAPS = {
+    "linear": (phi_linear, {"kernel": "linear"}),
+    "poly2": (phi_poly2, {"kernel": "poly", "degree": 2, "gamma": GAMMA, "coef0": COEF0}),
+}
+
+
+def feature_matrix(phi, X):
+    return np.array([phi(x) for x in X])
+
+
+def value_cell(s):
+    return tuple(np.atleast_1d(s).tolist())
+
+
+def dyadic_cell(s, low, high, ell):
+    """Cell of a point by walking the grid edges upwards on each axis."""
+    cell = []
+    for value in np.atleast_1d(s):
+        width = (high - low) / ell
+        k = 0
+        while k < ell - 1 and value >= low + (k + 1) * width:
+            k += 1
+        cell.append(k)
+    return tuple(cell)
+
+
+def explicit_Z(phi, X, S, X_est, S_est, cell_of):
+    """Z_i = φ(x_i) − (mean of φ(x_v) over estimation v in cell(s_i), 0 if none) + mean φ."""
+    overall = sum(phi(x) for x in X_est) / len(X_est)
+    Z = []
+    for x, s in zip(X, S, strict=True):
+        members = [v for v in range(len(X_est)) if cell_of(S_est[v]) == cell_of(s)]
+        cell_mean = sum(phi(X_est[v]) for v in members) / len(members) if members else 0.0
+        Z.append(phi(x) - cell_mean + overall)
+    return np.array(Z)
+
+
+# ---------------------------------------------------------------------------------------------
+# scenarios: finite S and continuous S, with and without empty cells
+
+
+def _scenario(name, seed=0, d=3):
+    """Estimation sample, two query sets (A, B), the ObliviousKernel partition options, the
+    oracle's cell function and the query rows of A whose cell has no estimation point."""
+    rng = np.random.default_rng(seed)
+    m, n_a, n_b = 20, 11, 7
+    if name == "values":
+        S_est = rng.integers(0, 3, size=m)
+        S_a = rng.integers(0, 3, size=n_a)
+        S_b = rng.integers(0, 3, size=n_b)
+        options, cell_of = {"partition": "values"}, value_cell
+    elif name == "values-unseen":
+        # 3 and 4 never occur in the estimation sample: their conditional mean estimate is 0
+        S_est = rng.integers(0, 3, size=m)
+        S_a = np.concatenate([rng.integers(0, 3, size=n_a - 3), [3, 4, 3]])
+        S_b = np.concatenate([rng.integers(0, 3, size=n_b - 1), [4]])
+        options, cell_of = {"partition": "values"}, value_cell
+    elif name == "values-2d":
+        S_est = rng.integers(0, 2, size=(m, 2))
+        S_a = rng.integers(0, 2, size=(n_a, 2))
+        S_b = rng.integers(0, 2, size=(n_b, 2))
+        options, cell_of = {"partition": "values"}, value_cell
+    elif name == "dyadic":
+        S_est, S_a, S_b = (rng.uniform(-1.0, 1.0, size=n) for n in (m, n_a, n_b))
+        options = {"partition": "dyadic", "partition_bounds": (-1.0, 1.0), "cells_per_axis": 4}
+        cell_of = lambda s: dyadic_cell(s, -1.0, 1.0, 4)  # noqa: E731
+    elif name == "dyadic-empty":
+        # 8 cells on [0, 2]; estimation points only in [0, 0.75) and [1.25, 1.5): cells 3, 4,
+        # 6, 7 are empty, and query points are drawn over the whole box.
+        S_est = np.concatenate([rng.uniform(0.0, 0.75, 12), rng.uniform(1.25, 1.5, 8)])
+        S_a = np.concatenate([rng.uniform(0.0, 2.0, n_a - 3), [0.8, 1.0, 2.0]])
+        S_b = rng.uniform(0.0, 2.0, n_b)
+        options = {"partition": "dyadic", "partition_bounds": (0.0, 2.0), "cells_per_axis": 8}
+        cell_of = lambda s: dyadic_cell(s, 0.0, 2.0, 8)  # noqa: E731
+    elif name == "dyadic-2d-empty":
+        # 3 x 3 grid on [0, 1]^2 with no estimation point in the top row of cells (s_1 >= 2/3)
+        S_est = np.column_stack([rng.uniform(0, 1, m), rng.uniform(0, 0.6, m)])
+        S_a = np.vstack([rng.uniform(0, 1, size=(n_a - 2, 2)), [[0.1, 0.9], [1.0, 1.0]]])
+        S_b = rng.uniform(0, 1, size=(n_b, 2))
+        options = {"partition": "dyadic", "partition_bounds": (0.0, 1.0), "cells_per_axis": 3}
+        cell_of = lambda s: dyadic_cell(s, 0.0, 1.0, 3)  # noqa: E731
+    else:  # pragma: no cover
+        raise AssertionError(name)
+    # X depends on S so that the cell means differ and the correction is not negligible.
+    first = lambda S: np.asarray(S, dtype=float).reshape(len(S), -1)[:, :1]  # noqa: E731
+    X_est = rng.normal(size=(m, d)) + first(S_est)
+    X_a = rng.normal(size=(n_a, d)) + first(S_a)
+    X_b = rng.normal(size=(n_b, d)) + first(S_b)
+    occupied = {cell_of(s) for s in S_est}
+    empty_rows = [i for i, s in enumerate(S_a) if cell_of(s) not in occupied]
+    return (X_est, S_est, X_a, S_a, X_b, S_b), options, cell_of, empty_rows
+
+
+SCENARIOS = ["values", "values-unseen", "values-2d", "dyadic", "dyadic-empty", "dyadic-2d-empty"]
+WITH_EMPTY = {"values-unseen", "dyadic-empty", "dyadic-2d-empty"}
+
+# Entries are O(1)-O(100) sums of a few hundred products; 1e-10 is far above round-off and
+# far below any modelling error (a missing or misplaced cell mean changes entries by O(0.1)).
+ATOL = 1e-10
+
+
+def test_poly2_feature_map_reproduces_kernel():
+    rng = np.random.default_rng(10)
+    X, Y = rng.normal(size=(6, 3)), rng.normal(size=(5, 3))
+    explicit = feature_matrix(phi_poly2, X) @ feature_matrix(phi_poly2, Y).T
+    np.testing.assert_allclose(explicit, (GAMMA * X @ Y.T + COEF0) ** 2, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(
+        explicit, gram(X, Y, "poly", degree=2, gamma=GAMMA, coef0=COEF0), rtol=1e-13, atol=1e-13
+    )
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize("feature_map", sorted(FEATURE_MAPS))
+def test_gram_equals_explicit_feature_space(feature_map, scenario):
+    phi, kernel_options = FEATURE_MAPS[feature_map]
+    (X_est, S_est, X_a, S_a, X_b, S_b), options, cell_of, empty_rows = _scenario(scenario)
+    if scenario in WITH_EMPTY:
+        assert empty_rows, "the scenario must put query points into empty cells"
+    ok = ObliviousKernel(**kernel_options, **options).fit(X_est, sensitive_features=S_est)
+
+    Z_a = explicit_Z(phi, X_a, S_a, X_est, S_est, cell_of)
+    Z_b = explicit_Z(phi, X_b, S_b, X_est, S_est, cell_of)
+    Phi_b = feature_matrix(phi, X_b)
+
+    np.testing.assert_allclose(ok.gram(X_a, S_a), Z_a @ Z_a.T, rtol=0, atol=ATOL)
+    np.testing.assert_allclose(ok.gram(X_a, S_a, X_b, S_b), Z_a @ Z_b.T, rtol=0, atol=ATOL)
+    np.testing.assert_allclose(ok.mixed_gram(X_a, S_a, X_b), Z_a @ Phi_b.T, rtol=0, atol=ATOL)
+
+    # Points in empty cells: conditional mean estimate 0, so Z = φ(x) + E_n φ(X).
+    mean_phi = feature_matrix(phi, X_est).mean(axis=0)
+    for i in empty_rows:
+        z = phi(X_a[i]) + mean_phi
+        np.testing.assert_allclose(ok.gram(X_a, S_a)[i, i], z @ z, rtol=0, atol=ATOL)
+        np.testing.assert_allclose(ok.mixed_gram(X_a, S_a, X_b)[i], Phi_b @ z, rtol=0, atol=ATOL)
+
+
+@pytest.mark.parametrize("scenario", ["dyadic-empty", "values-unseen"])
+def test_empty_cells_have_zero_conditional_mean_components(scenario):
+    (X_est, S_est, X_a, S_a, *_), options, _, empty_rows = _scenario(scenario)
+    ok = ObliviousKernel(kernel="linear", **options).fit(X_est, sensitive_features=S_est)
+    counts = ok.conditional_mean_.cell_counts_
+    empty_cells = np.flatnonzero(counts == 0)
+    if scenario == "dyadic-empty":
+        np.testing.assert_array_equal(empty_cells, [3, 4, 6, 7])
+    G = ok.component_weights_
+    assert np.all(G[:, empty_cells] == 0.0)
+    assert np.all(ok.component_gram_[empty_cells] == 0.0)
+    # With the linear kernel the cell means are G[:, a] @ X_est; for empty cells they are 0.
+    # Hence <Z(a), e_k> (mixed_gram against unit vectors) = x_k + mean_k for those points.
+    E = np.eye(X_est.shape[1])
+    mixed = ok.mixed_gram(X_a[empty_rows], np.asarray(S_a)[empty_rows], E)
+    np.testing.assert_allclose(mixed, X_a[empty_rows] + X_est.mean(axis=0), rtol=0, atol=ATOL)
+
+
+# ---------------------------------------------------------------------------------------------
+# Algorithm 1, transcribed
+
+
+def _rbf(x, y, gamma):
+    return float(np.exp(-gamma * sum((x[k] - y[k]) ** 2 for k in range(len(x)))))
+
+
+def algorithm1(X_i, cells_i, X_j, cells_j, X_est, cells_est, gamma):
+    """O_ij = k_ij − ξ_{i,a(j)} − ξ_{j,a(i)} + o_{a(i),a(j)} + M + ρ_i + ρ_j − τ_{a(i)} − τ_{a(j)}.
+
+    Sums over an empty index set are 0 (so are the averages over empty cells).
+    """
+    m = len(X_est)
+    labels = sorted(set(cells_i) | set(cells_j) | set(cells_est))
+    members = {a: [v for v in range(m) if cells_est[v] == a] for a in labels}
+    k = lambda x, y: _rbf(x, y, gamma)  # noqa: E731
+
+    def xi(x, a):  # <φ(x), E_n[φ | cell a]>
+        return sum(k(x, X_est[v]) for v in members[a]) / len(members[a]) if members[a] else 0.0
+
+    def rho(x):  # <φ(x), E_n φ>
+        return sum(k(x, X_est[v]) for v in range(m)) / m
+
+    def o(a, b):  # <E_n[φ | a], E_n[φ | b]>
+        if not members[a] or not members[b]:
+            return 0.0
+        total = sum(k(X_est[v], X_est[w]) for v in members[a] for w in members[b])
+        return total / (len(members[a]) * len(members[b]))
+
+    def tau(a):  # <E_n[φ | a], E_n φ>
+        if not members[a]:
+            return 0.0
+        return sum(k(X_est[v], X_est[w]) for v in members[a] for w in range(m)) / (
+            len(members[a]) * m
+        )
+
+    M = sum(k(X_est[v], X_est[w]) for v in range(m) for w in range(m)) / m**2
+    O = np.zeros((len(X_i), len(X_j)))
+    for i in range(len(X_i)):
+        for j in range(len(X_j)):
+            a, b = cells_i[i], cells_j[j]
+            O[i, j] = (
+                k(X_i[i], X_j[j])
+                - xi(X_i[i], b)
+                - xi(X_j[j], a)
+                + o(a, b)
+                + M
+                + rho(X_i[i])
+                + rho(X_j[j])
+                - tau(a)
+                - tau(b)
+            )
+    return O
+
+
+@pytest.mark.parametrize("scenario", ["values", "values-unseen", "dyadic-empty", "dyadic-2d-empty"])
+def test_gram_equals_algorithm_1(scenario):
+    (X_est, S_est, X_a, S_a, X_b, S_b), options, cell_of, _ = _scenario(scenario, seed=1, d=2)
+    gamma = 0.5
+    ok = ObliviousKernel(kernel="rbf", gamma=gamma, **options).fit(X_est, sensitive_features=S_est)
+    cells = lambda S: [cell_of(s) for s in S]  # noqa: E731
+    expected = algorithm1(X_a, cells(S_a), X_a, cells(S_a), X_est, cells(S_est), gamma)
+    # RBF values are in (0, 1]; all terms O(1), so 1e-10 leaves only round-off.
+    np.testing.assert_allclose(ok.gram(X_a, S_a), expected, rtol=0, atol=ATOL)
+    # Appendix E.2: the same formula between test points and training points.
+    expected_ab = algorithm1(X_a, cells(S_a), X_b, cells(S_b), X_est, cells(S_est), gamma)
+    np.testing.assert_allclose(ok.gram(X_a, S_a, X_b, S_b), expected_ab, rtol=0, atol=ATOL)
+
+
+# ---------------------------------------------------------------------------------------------
+# In-sample independence of S: every cell mean of <h, Z> equals the overall mean
+
+
+@pytest.mark.parametrize("scenario", ["values", "values-2d", "dyadic", "dyadic-empty"])
+def test_in_sample_cell_means_of_h_Z_are_equal(scenario):
+    (X_est, S_est, *_), options, _, _ = _scenario(scenario, seed=2)
+    rng = np.random.default_rng(20)
+    ok = ObliviousKernel(kernel="rbf", gamma=0.3, **options).fit(X_est, sensitive_features=S_est)
+    cell_index = ok.conditional_mean_.cell_index_
+    occupied = np.unique(cell_index)
+    assert len(occupied) >= 2
+
+    # h = Σ_k c_k φ(u_k) with random centres u_k, so <h, Z(a)> = (mixed_gram(A, S_A, U) @ c)_a.
+    U = rng.normal(size=(6, X_est.shape[1])) + 0.5
+    c = rng.normal(size=6)
+    h_Z = ok.mixed_gram(X_est, S_est, U) @ c
+    h_plain = ok.plain_gram(X_est, U) @ c  # h(x_v) itself is not independent of the cell
+    raw_means = np.array([h_plain[cell_index == a].mean() for a in occupied])
+    assert np.ptp(raw_means) > 1e-3  # so the identity below is not trivially true
+
+    overall = h_Z.mean()
+    for a in occupied:
+        # <h, Z> values are O(1); the identity is exact up to round-off.
+        assert abs(h_Z[cell_index == a].mean() - overall) < 1e-10
+    assert abs(overall - h_plain.mean()) < 1e-10  # the overall mean is E_n h(X)
+
+    # The same through gram: h' = Σ_k c_k Z(b_k) is also an element of H.
+    X_b = rng.normal(size=(5, X_est.shape[1]))
+    S_b = S_est[:5]
+    hZ_gram = ok.gram(X_est, S_est, X_b, S_b) @ c[:5]
+    for a in occupied:
+        assert abs(hZ_gram[cell_index == a].mean() - hZ_gram.mean()) < 1e-10
+
+
+# ---------------------------------------------------------------------------------------------
+# symmetry, positive semi-definiteness, single cell, linear kernel
+
+
+@pytest.mark.parametrize(
+    "kernel_options",
+    [
+        {"kernel": "rbf", "gamma": 0.4},
+        {"kernel": "linear"},
+        {"kernel": "poly", "degree": 3, "gamma": 0.5, "coef0": 1.0},
+        {"kernel": "matern", "kernel_params": {"nu": 2.5, "length_scale": 1.5}},
+    ],
+    ids=["rbf", "linear", "poly", "matern"],
+)
+@pytest.mark.parametrize("scenario", ["values", "dyadic-empty", "dyadic-2d-empty"])
+def test_gram_is_symmetric_and_psd(kernel_options, scenario):
+    (X_est, S_est, X_a, S_a, *_), options, _, _ = _scenario(scenario, seed=3)
+    rng = np.random.default_rng(30)
+    X_a = np.vstack([X_a, rng.normal(size=(30, X_a.shape[1]))])
+    S_a = np.concatenate([S_a, np.asarray(S_est)[rng.integers(0, len(S_est), 30)]])
+    ok = ObliviousKernel(**kernel_options, **options).fit(X_est, sensitive_features=S_est)
+    O = ok.gram(X_a, S_a)
+    np.testing.assert_array_equal(O, O.T)  # exactly, not just to round-off
+    eigenvalues = np.linalg.eigvalsh(O)
+    # A Gram matrix of vectors: negative eigenvalues can only come from round-off.
+    assert eigenvalues.min() >= -1e-10 * max(1.0, np.abs(eigenvalues).max())
+
+
+@pytest.mark.parametrize(
+    "kernel_options",
+    [{"kernel": "rbf", "gamma": 0.4}, {"kernel": "poly", "degree": 2, "gamma": 0.5}],
+    ids=["rbf", "poly"],
+)
+@pytest.mark.parametrize("single", ["none", "constant", "one-dyadic-cell"])
+def test_single_cell_gives_plain_kernel(kernel_options, single):
+    rng = np.random.default_rng(4)
+    X_est, X_a, X_b = rng.normal(size=(15, 2)), rng.normal(size=(9, 2)), rng.normal(size=(4, 2))
+    options = {}
+    if single == "none":
+        S_est = S_a = S_b = None
+    elif single == "constant":
+        S_est, S_a, S_b = np.full(15, 7.0), np.full(9, 7.0), np.full(4, 7.0)
+    else:
+        options = {"partition": "dyadic", "partition_bounds": (0.0, 1.0), "cells_per_axis": 1}
+        S_est, S_a, S_b = rng.uniform(size=15), rng.uniform(size=9), rng.uniform(size=4)
+    ok = ObliviousKernel(**kernel_options, **options).fit(X_est, sensitive_features=S_est)
+    params = kernel_params(
+        kernel_options["kernel"], kernel_options.get("gamma"), kernel_options.get("degree", 3)
+    )
+    K_aa = gram(X_a, None, kernel_options["kernel"], **params)
+    K_ab = gram(X_a, X_b, kernel_options["kernel"], **params)
+    # With one cell E_n[φ | S] = E_n φ and Z = φ(x); only cancellation round-off remains.
+    np.testing.assert_allclose(ok.gram(X_a, S_a), K_aa, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ok.gram(X_a, S_a, X_b, S_b), K_ab, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ok.mixed_gram(X_a, S_a, X_b), K_ab, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(ok.plain_gram(X_a, X_b), K_ab)
+
+
+def test_linear_kernel_finite_S_is_group_mean_centring():
+    rng = np.random.default_rng(5)
+    groups = np.array([0, 1, 2])
+    S_est = rng.choice(groups, size=40)
+    X_est = rng.normal(size=(40, 3)) + 2.0 * S_est[:, None]
+    S = rng.choice(groups, size=12)
+    X = rng.normal(size=(12, 3)) + 2.0 * S[:, None]
+    S2 = rng.choice(groups, size=6)
+    X2 = rng.normal(size=(6, 3)) + 2.0 * S2[:, None]
+
+    group_mean = {g: X_est[S_est == g].mean(axis=0) for g in groups}
+    centre = lambda X, S: X - np.array([group_mean[s] for s in S]) + X_est.mean(axis=0)  # noqa: E731
+    Z, Z2 = centre(X, S), centre(X2, S2)
+
+    ok = ObliviousKernel(kernel="linear").fit(X_est, sensitive_features=S_est)
+    # entries are O(10); round-off only
+    np.testing.assert_allclose(ok.gram(X, S), Z @ Z.T, rtol=0, atol=ATOL)
+    np.testing.assert_allclose(ok.gram(X, S, X2, S2), Z @ Z2.T, rtol=0, atol=ATOL)
+    np.testing.assert_allclose(ok.mixed_gram(X, S, X2), Z @ X2.T, rtol=0, atol=ATOL)
+    # recover Z itself from <Z, e_k>, and check the centred estimation sample
+    np.testing.assert_allclose(ok.mixed_gram(X, S, np.eye(3)), Z, rtol=0, atol=ATOL)
+    Z_est = ok.mixed_gram(X_est, S_est, np.eye(3))
+    for g in groups:
+        np.testing.assert_allclose(Z_est[S_est == g].mean(axis=0), X_est.mean(axis=0), atol=ATOL)
+
+
+# ---------------------------------------------------------------------------------------------
+# input handling
+
+
+def test_check_sensitive_features():
+    np.testing.assert_array_equal(check_sensitive_features(None, 3), np.zeros((3, 1)))
+    assert check_sensitive_features([1, 2, 3], 3).shape == (3, 1)
+    assert check_sensitive_features(np.ones((3, 2)), 3).shape == (3, 2)
+    with pytest.raises(ValueError, match="expected 4 rows"):
+        check_sensitive_features([1, 2, 3], 4)
+
+
+def test_query_outside_dyadic_box_and_feature_mismatch_raise():
+    rng = np.random.default_rng(6)
+    ok = ObliviousKernel(partition="dyadic", partition_bounds=(0.0, 1.0), cells_per_axis=2)
+    ok.fit(rng.normal(size=(10, 2)), sensitive_features=rng.uniform(size=10))
+    with pytest.raises(ValueError, match="row 1"):
+        ok.gram(rng.normal(size=(3, 2)), [0.5, 1.5, 0.2])
+    with pytest.raises(ValueError, match="features"):
+        ok.gram(rng.normal(size=(3, 3)), [0.5, 0.5, 0.2])
+    with pytest.raises(ValueError, match="expected 3 rows"):
+        ok.gram(rng.normal(size=(3, 2)), [0.5, 0.5])
+
+
+def test_all_cell_combinations_in_algorithm1_scenario_are_exercised():
+    """Guard for the Algorithm 1 test: query cells include occupied and empty cells."""
+    (_, S_est, _, S_a, *_), _, cell_of, empty_rows = _scenario("dyadic-empty", seed=1, d=2)
+    occupied = {cell_of(s) for s in S_est}
+    query_cells = [cell_of(s) for s in S_a]
+    assert empty_rows
+    assert any(c in occupied for c in query_cells)
+    assert any(a != b for a, b in itertools.combinations(query_cells, 2))

@@ -1,0 +1,33 @@
+"""Config validation, helpers for targets and parameters, wildcard constraints."""
+
+import hashlib
+from pathlib import Path
+
+from snakemake.utils import validate
+
+
+validate(config, schema="../schemas/config.schema.yaml")
+
+if config["ridge"]["primary_variant"] not in config["ridge"]["variants"]:
+    raise ValueError(
+        f"ridge.primary_variant = {config['ridge']['primary_variant']!r} is not one of "
+        f"ridge.variants {sorted(config['ridge']['variants'])}."
+    )
+if config["ridge"]["partition"]["low"] >= config["ridge"]["partition"]["high"]:
+    raise ValueError("ridge.partition.low must be smaller than ridge.partition.high.")
+
+SRC = Path(workflow.basedir) / "src" / "krepro"
+
+
+def src_digest(*modules):
+    """Content hash of package modules: editing them reruns the rules that list them."""
+    digest = hashlib.sha256()
+    for module in modules:
+        digest.update(module.encode())
+        digest.update((SRC / module).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+wildcard_constraints:
+    variant="[A-Za-z][A-Za-z0-9_]*",
+    experiment=r"\d+",

@@ -1,0 +1,70 @@
+"""Paper §5, Fig. 2: h(X) and ⟨h, Z⟩ against S (target: illustration)."""
+
+
+rule illustration_sample:
+    output:
+        points="results/illustration/points.csv",
+        summary="results/tables/illustration.csv",
+    log:
+        "logs/illustration/sample.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        seed=config["seed"],
+        settings=config["illustration"],
+        code=src_digest(
+            "conditional.py",
+            "seeding.py",
+            "data/synthetic.py",
+            "experiments/illustration.py",
+        ),
+    script:
+        "../scripts/illustration_sample.py"
+
+
+rule illustration_figure:
+    input:
+        "results/illustration/points.csv",
+    output:
+        report(
+            "results/figures/oblivious_fig2.png",
+            caption="../report/oblivious_fig2.rst",
+            category="Oblivious features",
+        ),
+    log:
+        "logs/illustration/figure.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        code=src_digest("report/figures.py"),
+    script:
+        "../scripts/illustration_figure.py"
+
+
+rule illustration_report:
+    input:
+        summary="results/tables/illustration.csv",
+        reference="config/paper_reference.yaml",
+    output:
+        "results/report/illustration.md",
+    log:
+        "logs/illustration/report.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        code=src_digest("report/compare.py", "report/tables.py"),
+    script:
+        "../scripts/illustration_report.py"
+
+
+rule illustration:
+    input:
+        "results/figures/oblivious_fig2.png",
+        "results/tables/illustration.csv",
+        "results/report/illustration.md",

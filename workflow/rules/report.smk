@@ -1,0 +1,21 @@
+"""results/report.md: every reproduced number beside the paper's, with a verdict."""
+
+REPORT_SECTIONS = [
+    "results/report/illustration.md",
+    "results/report/ridge.md",
+]
+
+
+rule report:
+    input:
+        REPORT_SECTIONS,
+    output:
+        report("results/report.md", caption="../report/report.rst", category="Report"),
+    log:
+        "logs/report.log",
+    threads: 1
+    resources:
+        mem_mb=200,
+        runtime=2,
+    script:
+        "../scripts/report.py"

@@ -1,0 +1,123 @@
+"""Paper §7.2, Fig. 4: KRR vs ORR vs M-ORR over the dependence γ (target: ridge)."""
+
+RIDGE = config["ridge"]
+RIDGE_CODE = src_digest(
+    "kernels.py",
+    "conditional.py",
+    "oblivious.py",
+    "ridge.py",
+    "seeding.py",
+    "data/synthetic.py",
+    "experiments/ridge.py",
+)
+# One job per (variant, experiment): all γ values and repetitions (~0.07 s each) in one
+# process, so that interpreter start-up does not dominate; records stay one per run.
+RIDGE_RUNS = expand(
+    "results/ridge/runs/{variant}/experiment-{experiment}.json",
+    variant=list(RIDGE["variants"]),
+    experiment=RIDGE["experiments"],
+)
+
+
+def ridge_variant_params(wildcards):
+    return RIDGE["variants"][wildcards.variant]
+
+
+def ridge_sizes(wildcards):
+    keys = ("n_train", "n_estimation", "n_validation", "n_test")
+    return {key: RIDGE[key] for key in keys}
+
+
+rule ridge_fit:
+    output:
+        "results/ridge/runs/{variant}/experiment-{experiment}.json",
+    log:
+        "logs/ridge/fit/{variant}/experiment-{experiment}.log",
+    benchmark:
+        "benchmarks/out/ridge/fit/{variant}/experiment-{experiment}.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=10,
+    params:
+        seed=config["seed"],
+        gammas=RIDGE["gammas"],
+        variant_params=ridge_variant_params,
+        sizes=ridge_sizes,
+        n_repetitions=RIDGE["n_repetitions"],
+        kernel_gamma=RIDGE["kernel_gamma"],
+        partition=RIDGE["partition"],
+        code=RIDGE_CODE,
+    script:
+        "../scripts/ridge_fit.py"
+
+
+rule ridge_aggregate:
+    input:
+        RIDGE_RUNS,
+    output:
+        runs="results/ridge/ridge.csv",
+        table="results/tables/ridge.csv",
+        best_constant="results/tables/ridge_best_constant.csv",
+    log:
+        "logs/ridge/aggregate.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        variants=RIDGE["variants"],
+        partition=RIDGE["partition"],
+        code=src_digest("experiments/ridge.py", "data/synthetic.py"),
+    script:
+        "../scripts/ridge_aggregate.py"
+
+
+rule ridge_figure:
+    input:
+        table="results/tables/ridge.csv",
+        best_constant="results/tables/ridge_best_constant.csv",
+    output:
+        report(
+            "results/figures/oblivious_fig4.png",
+            caption="../report/oblivious_fig4.rst",
+            category="Oblivious features",
+        ),
+    log:
+        "logs/ridge/figure.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        code=src_digest("report/figures.py"),
+    script:
+        "../scripts/ridge_figure.py"
+
+
+rule ridge_report:
+    input:
+        runs="results/ridge/ridge.csv",
+        table="results/tables/ridge.csv",
+        best_constant="results/tables/ridge_best_constant.csv",
+        reference="config/paper_reference.yaml",
+    output:
+        "results/report/ridge.md",
+    log:
+        "logs/ridge/report.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        primary_variant=RIDGE["primary_variant"],
+        code=src_digest("report/compare.py", "report/tables.py"),
+    script:
+        "../scripts/ridge_report.py"
+
+
+rule ridge:
+    input:
+        "results/tables/ridge.csv",
+        "results/figures/oblivious_fig4.png",
+        "results/report/ridge.md",

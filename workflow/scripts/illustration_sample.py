@@ -1,0 +1,11 @@
+"""Points of paper Fig. 2 and their dependence on S."""
+
+from krepro.experiments.illustration import dependence_summary, run
+from krepro.records import atomic_write_text
+from krepro.runtime import job
+
+with job(snakemake):
+    points = run(seed=snakemake.params.seed, **snakemake.params.settings)
+    atomic_write_text(snakemake.output.points, points.to_csv(index=False))
+    summary = dependence_summary(points)
+    atomic_write_text(snakemake.output.summary, summary.to_csv(index=False))

@@ -1,0 +1,11 @@
+"""Paper Fig. 4 from the aggregate ridge table."""
+
+import pandas as pd
+
+from krepro.report.figures import plot_ridge
+from krepro.runtime import job
+
+with job(snakemake):
+    table = pd.read_csv(snakemake.input.table)
+    constants = pd.read_csv(snakemake.input.best_constant)
+    plot_ridge(table, constants, snakemake.output[0])
