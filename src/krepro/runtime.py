@@ -24,7 +24,9 @@ def job(snakemake):
     handlers = [logging.FileHandler(log_path, mode="w")] if log_path else []
     handlers.append(logging.StreamHandler(sys.stderr))
     logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", handlers=handlers,
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(message)s",
+        handlers=handlers,
         force=True,
     )
     logging.captureWarnings(True)

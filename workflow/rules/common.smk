@@ -5,7 +5,6 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
-
 validate(config, schema="../schemas/config.schema.yaml")
 
 if config["ridge"]["primary_variant"] not in config["ridge"]["variants"]:

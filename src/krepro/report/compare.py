@@ -157,10 +157,13 @@ def _check_morr_gap(table, runs, variant, claim):
         abs(d) <= z * s or abs(d) <= claim["equal_rel"] * m
         for d, s, m in zip(ends["mean"], ends["se"], orr_at_ends, strict=True)
     )
+    end_values = ", ".join(
+        f"{d:+.2f} ± {s:.2f}" for d, s in zip(ends["mean"], ends["se"], strict=True)
+    )
     lines = (
         f"Experiment 2, γ ∈ [{low:g}, {high:g}]: mean M-ORR − ORR = {gap2:+.2f} ± {se2:.2f}"
         f" (pooled se), significant at {significant}/{len(inside)} γ values;"
-        f" at γ = 0 and 1: {', '.join(f'{d:+.2f} ± {s:.2f}' for d, s in zip(ends['mean'], ends['se'], strict=True))}"
+        f" at γ = 0 and 1: {end_values}"
         f". Experiment 1, all γ: {gap1:+.2f} ± {se1:.2f}."
     )
     gap_visible = gap2 > z * se2
@@ -182,7 +185,9 @@ def _check_approach_krr(table, variant, claim):
             gap1 = _mean(table, variant, experiment, 1.0, method) - krr1
             ratio = gap1 / gap0
             ok &= ratio <= claim["max_gap_ratio"]
-            parts.append(f"exp {experiment} {method}: gap to KRR {gap0:.2f} at γ=0 → {gap1:.2f} at γ=1")
+            parts.append(
+                f"exp {experiment} {method}: gap to KRR {gap0:.2f} at γ=0 → {gap1:.2f} at γ=1"
+            )
     detail = "; ".join(parts) + (
         ". In experiment 1 a gap of order 1 remains at γ = 1 (KRR is at the noise floor):"
         " the cell means are estimated from ~31 points each."
