@@ -16,6 +16,9 @@ if config["ridge"]["partition"]["low"] >= config["ridge"]["partition"]["high"]:
     raise ValueError("ridge.partition.low must be smaller than ridge.partition.high.")
 
 SRC = Path(workflow.basedir) / "src" / "krepro"
+# The papers' numbers live with the code, not in the working directory, so that a run with
+# --directory elsewhere still compares against them.
+PAPER_REFERENCE = str(Path(workflow.basedir) / "config" / "paper_reference.yaml")
 
 
 def src_digest(*modules):

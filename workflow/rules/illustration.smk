@@ -48,7 +48,7 @@ rule illustration_figure:
 rule illustration_report:
     input:
         summary="results/tables/illustration.csv",
-        reference="config/paper_reference.yaml",
+        reference=PAPER_REFERENCE,
     output:
         "results/report/illustration.md",
     log:

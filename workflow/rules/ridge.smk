@@ -100,7 +100,7 @@ rule ridge_report:
         runs="results/ridge/ridge.csv",
         table="results/tables/ridge.csv",
         best_constant="results/tables/ridge_best_constant.csv",
-        reference="config/paper_reference.yaml",
+        reference=PAPER_REFERENCE,
     output:
         "results/report/ridge.md",
     log:

@@ -48,7 +48,7 @@ def plot_illustration(frame, path):
         raw_ax.plot(s, group["h_conditional_mean"], color="red", lw=2, label="E[h(X) | S]")
         obl_ax.scatter(s, group["h_oblivious"], s=4, color="0.45", alpha=0.5, label="⟨h, Z⟩")
         # Best regression of ⟨h, Z⟩ on S: a moving average over S-sorted points.
-        window = max(len(s) // 25, 5)
+        window = max(len(s) // 10, 5)
         smooth = np.convolve(group["h_oblivious"], np.ones(window) / window, mode="valid")
         centre = s[window // 2 : window // 2 + len(smooth)]
         obl_ax.plot(centre, smooth, color="red", lw=2, label="moving average")
@@ -57,8 +57,12 @@ def plot_illustration(frame, path):
         for ax in (raw_ax, obl_ax):
             ax.set_xlabel("S")
             ax.legend(loc="best", fontsize=7)
-        obl_ax.set_ylim(raw_ax.get_ylim())
-    fig.suptitle("X = S + U: raw features vs oblivious features (cf. paper Fig. 2)")
+        values = np.concatenate([group["h_raw"], group["h_oblivious"]])
+        pad = 0.05 * np.ptp(values)
+        for ax in (raw_ax, obl_ax):  # same scale, so the loss of dependence is visible
+            ax.set_ylim(values.min() - pad, values.max() + pad)
+    fig.suptitle("X = S + U: raw features vs oblivious features (cf. paper Fig. 2)", y=1.02)
+    fig.tight_layout()
     save_figure(fig, path)
 
 
@@ -85,10 +89,12 @@ def plot_ridge(table, best_constants, path):
                 line = part[part["method"] == method].sort_values("gamma")
                 if line.empty:
                     continue
+                # On the log scale a lower bar of mean − sd ≤ 0 is undrawable: clip it at 90%.
+                lower = np.minimum(line["mse_sd"], 0.9 * line["mse_mean"])
                 ax.errorbar(
                     line["gamma"],
                     line["mse_mean"],
-                    yerr=line["mse_sd"],
+                    yerr=[lower, line["mse_sd"]],
                     capsize=2,
                     lw=1.4,
                     ms=4,
@@ -110,7 +116,7 @@ def plot_ridge(table, best_constants, path):
             ax.set_xlabel("γ (γ = 0: X = S; γ = 1: X independent of S)")
             ax.set_ylabel("test MSE (mean ± sd)")
             ax.set_title(f"Experiment {experiment} — {variant}")
-            ax.legend(fontsize=7, loc="lower left")
-    fig.suptitle("Ridge regression on oblivious features (cf. paper Fig. 4a/4b)")
+            ax.legend(fontsize=7, loc="center right")
+    fig.suptitle("Ridge regression on oblivious features (cf. paper Fig. 4a/4b)", y=1.01)
     fig.tight_layout()
     save_figure(fig, path)
