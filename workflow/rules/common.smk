@@ -30,6 +30,17 @@ def src_digest(*modules):
     return digest.hexdigest()[:16]
 
 
+def ridge_variant_params(wildcards):
+    """Protocol variant of the ridge experiments (noise variance, λ grid)."""
+    return config["ridge"]["variants"][wildcards.variant]
+
+
+def ridge_sizes(wildcards):
+    """Sample sizes of the ridge experiments."""
+    keys = ("n_train", "n_estimation", "n_validation", "n_test")
+    return {key: config["ridge"][key] for key in keys}
+
+
 wildcard_constraints:
     variant="[A-Za-z][A-Za-z0-9_]*",
     experiment=r"\d+",

@@ -19,15 +19,6 @@ RIDGE_RUNS = expand(
 )
 
 
-def ridge_variant_params(wildcards):
-    return RIDGE["variants"][wildcards.variant]
-
-
-def ridge_sizes(wildcards):
-    keys = ("n_train", "n_estimation", "n_validation", "n_test")
-    return {key: RIDGE[key] for key in keys}
-
-
 rule ridge_fit:
     output:
         "results/ridge/runs/{variant}/experiment-{experiment}.json",
