@@ -3,12 +3,15 @@
 Targets: all (default), illustration, ridge. See README.md.
 """
 
+from pathlib import Path
+
 from snakemake.utils import min_version
 
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# Resolved next to this file, so that `--directory elsewhere` still finds the defaults.
+configfile: Path(workflow.basedir) / "config" / "config.yaml"
 
 
 report: "workflow/report/workflow.rst"

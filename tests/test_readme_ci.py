@@ -1,0 +1,25 @@
+"""The README's two commands are the contract; CI must run the test command as written."""
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _readme_commands():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    return re.findall(r"```bash\n(.*?)\n```", readme, flags=re.S)
+
+
+def test_readme_opens_with_run_and_test_commands():
+    run_command, test_command = _readme_commands()[:2]
+    assert run_command.endswith(".venv/bin/snakemake")
+    assert 'pip install -e ".[workflow]"' in run_command
+    assert test_command.endswith("pytest")
+    assert 'pip install -e ".[test]"' in test_command
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    test_command = _readme_commands()[1]
+    ci_lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert test_command in ci_lines

@@ -1,0 +1,358 @@
+"""The Snakemake workflow as a user runs it: `snakemake` as a subprocess.
+
+Covers the DAG of the default config, `snakemake --lint`, a tiny end-to-end run, rerun
+granularity (a ridge parameter reruns only the ridge jobs), determinism across --cores, and
+config-schema rejection before any job runs. Everything except the lint and the default
+dry-runs happens in temporary working directories (`--directory`), with
+tests/config/tiny.yaml as the only config (`--replace-workflow-config --configfile`).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+pytestmark = pytest.mark.workflow
+
+REPO = Path(__file__).resolve().parents[2]
+SNAKEFILE = REPO / "Snakefile"
+DEFAULT_CONFIG = REPO / "config" / "config.yaml"
+TINY_CONFIG = REPO / "tests" / "config" / "tiny.yaml"
+
+TIMEOUT_S = 600
+CONDA_LINT = "Specify a conda environment or container for each rule"
+VERDICTS = ("reproduced", "partly reproduced", "not reproduced")
+ILLUSTRATION_RULES = {"illustration_sample", "illustration_figure", "illustration_report"}
+RIDGE_RULES = {"ridge_fit", "ridge_aggregate", "ridge_figure", "ridge_report"}
+OUTPUTS = [
+    "results/tables/ridge.csv",
+    "results/tables/ridge_best_constant.csv",
+    "results/tables/illustration.csv",
+    "results/ridge/ridge.csv",
+    "results/illustration/points.csv",
+    "results/figures/oblivious_fig2.png",
+    "results/figures/oblivious_fig4.png",
+    "results/report/illustration.md",
+    "results/report/ridge.md",
+    "results/report.md",
+]
+# Files that must not depend on --cores or on job order (the run records also hold CPU
+# times, so they are compared through the tidy table results/ridge/ridge.csv).
+DETERMINISTIC = [
+    "results/tables/ridge.csv",
+    "results/ridge/ridge.csv",
+    "results/tables/ridge_best_constant.csv",
+    "results/tables/illustration.csv",
+    "results/illustration/points.csv",
+]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def snakemake(
+    *args: str,
+    workdir: Path | None = None,
+    config: Path | None = None,
+    cores: int = 2,
+) -> subprocess.CompletedProcess:
+    """Run snakemake; targets go in `args` (before --configfile, which takes several values).
+
+    With `workdir`, the workflow runs there (`--directory`); with `config`, that file is the
+    whole config (`--replace-workflow-config`). Output is stdout and stderr combined.
+    """
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE)]
+    if workdir is not None:
+        cmd += ["--directory", str(workdir)]
+    cmd += ["--cores", str(cores), *args]
+    if config is not None:
+        cmd += ["--replace-workflow-config", "--configfile", str(config)]
+    return subprocess.run(
+        cmd,
+        cwd=workdir if workdir is not None else REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+
+
+def ok(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 0, f"snakemake failed ({result.returncode}):\n{result.stdout}"
+    return result.stdout
+
+
+def job_stats(output: str) -> dict[str, int]:
+    """The first "Job stats:" table of snakemake's output, as {rule: count}."""
+    lines = output.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.strip() == "Job stats:"]
+    assert starts, f"no 'Job stats:' table in the output:\n{output}"
+    counts: dict[str, int] = {}
+    for line in lines[starts[0] + 1 :]:
+        fields = line.split()
+        if fields == ["job", "count"] or set(line.strip()) <= {"-", " "}:
+            continue
+        match = re.fullmatch(r"\s*(\S+)\s+(\d+)\s*", line)
+        assert match, f"unexpected line in the job stats table: {line!r}"
+        rule, count = match.group(1), int(match.group(2))
+        if rule == "total":
+            assert count == sum(counts.values()), f"total {count} != sum of {counts}"
+            return counts
+        counts[rule] = count
+    raise AssertionError(f"job stats table without a 'total' line:\n{output}")
+
+
+def load_yaml(path: Path) -> dict:
+    with open(path, encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def write_yaml(path: Path, data: dict) -> Path:
+    with open(path, "w", encoding="utf-8") as handle:
+        yaml.safe_dump(data, handle, sort_keys=False)
+    return path
+
+
+def n_ridge_fits(config: dict) -> int:
+    ridge = config["ridge"]
+    return len(ridge["variants"]) * len(ridge["experiments"])
+
+
+def markdown_tables(text: str) -> list[list[dict[str, str]]]:
+    """Every pipe table of a Markdown document, as lists of {header: cell}."""
+    tables, block = [], []
+    for line in [*text.splitlines(), ""]:
+        if line.strip().startswith("|"):
+            block.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+            continue
+        if len(block) >= 2:
+            header, rows = block[0], [r for r in block[1:] if not set("".join(r)) <= set("-: ")]
+            tables.append([dict(zip(header, row, strict=True)) for row in rows])
+        block = []
+    return tables
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def tiny() -> dict:
+    return load_yaml(TINY_CONFIG)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory) -> Path:
+    """One complete run of the default target with the tiny config, on 2 cores."""
+    workdir = tmp_path_factory.mktemp("tiny_run")
+    ok(snakemake(workdir=workdir, config=TINY_CONFIG, cores=2))
+    return workdir
+
+
+# --------------------------------------------------------------------------- DAG and lint
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ("all", ILLUSTRATION_RULES | RIDGE_RULES | {"report", "all"}),
+        ("illustration", ILLUSTRATION_RULES | {"illustration"}),
+        ("ridge", RIDGE_RULES | {"ridge"}),
+    ],
+)
+def test_default_config_dry_run_schedules_expected_rules(target, expected):
+    """`snakemake -n` in the repository, default config: the DAG of each target.
+
+    --forceall makes the plan independent of whatever results/ the checkout already holds.
+    """
+    out = ok(snakemake("-n", "--forceall", target))
+    stats = job_stats(out)
+    assert set(stats) == expected, out
+    fits = n_ridge_fits(load_yaml(DEFAULT_CONFIG))
+    for rule, count in stats.items():
+        assert count == (fits if rule == "ridge_fit" else 1), (rule, stats)
+
+
+def test_lint_reports_only_the_conda_advice():
+    """`snakemake --lint` finds nothing but the per-rule conda-environment advice."""
+    result = snakemake("--lint")
+    out = result.stdout
+    # snakemake --lint exits 1 whenever it reports anything, 0 when it reports nothing.
+    assert result.returncode in (0, 1), out
+    assert "Traceback" not in out, out
+    assert not re.search(r"^\w*(Error|Exception)\b", out, flags=re.MULTILINE), out
+    lints = re.findall(r"^\s+\* (.+?):?\s*$", out, flags=re.MULTILINE)
+    if result.returncode == 1:
+        assert lints, f"snakemake --lint failed without naming a lint:\n{out}"
+    other = [lint for lint in lints if CONDA_LINT not in lint]
+    assert not other, f"unexpected lints {other}:\n{out}"
+
+
+# --------------------------------------------------------------------------- tiny run
+
+
+@pytest.mark.slow
+def test_tiny_run_outputs(tiny_run, tiny):
+    for path in OUTPUTS:
+        assert (tiny_run / path).is_file(), f"missing {path}"
+        assert (tiny_run / path).stat().st_size > 0, f"empty {path}"
+    for figure in ("oblivious_fig2.png", "oblivious_fig4.png"):
+        assert (tiny_run / "results/figures" / figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.slow
+def test_tiny_run_ridge_table(tiny_run, tiny):
+    ridge = tiny["ridge"]
+    table = pd.read_csv(tiny_run / "results/tables/ridge.csv")
+    required = {"variant", "experiment", "gamma", "method", "mse_mean", "mse_sd", "n_reps"}
+    assert required <= set(table.columns), table.columns
+    assert set(table["method"]) == {"KRR", "ORR", "M-ORR"}
+    assert set(table["variant"]) == set(ridge["variants"])
+    assert set(table["experiment"]) == set(ridge["experiments"])
+    assert sorted(set(table["gamma"])) == pytest.approx(sorted(ridge["gammas"]))
+    keys = ["variant", "experiment", "gamma", "method"]
+    assert not table.duplicated(keys).any()
+    assert len(table) == len(ridge["variants"]) * len(ridge["experiments"]) * len(
+        ridge["gammas"]
+    ) * len({"KRR", "ORR", "M-ORR"})
+    assert (table["n_reps"] == ridge["n_repetitions"]).all()
+    assert all(math.isfinite(v) and v > 0 for v in table["mse_mean"])
+    assert (table["mse_sd"] >= 0).all()
+
+    # The aggregate is the mean over the tidy per-repetition table.
+    runs = pd.read_csv(tiny_run / "results/ridge/ridge.csv")
+    assert {*keys, "repetition", "test_mse"} <= set(runs.columns), runs.columns
+    per_setting = runs.groupby(keys)["test_mse"].agg(["mean", "size"]).reset_index()
+    merged = table.merge(per_setting, on=keys, validate="one_to_one")
+    assert len(merged) == len(table)
+    assert (merged["size"] == ridge["n_repetitions"]).all()
+    assert merged["mse_mean"].to_numpy() == pytest.approx(merged["mean"].to_numpy(), rel=1e-9)
+
+
+@pytest.mark.slow
+def test_tiny_run_report_verdicts_on_best_constant(tiny_run, tiny):
+    """report.md compares the best S-independent MSE with the paper's 56.2 and 224.8.
+
+    The reproduced value is a closed form, Var(S²)·c² + Var ε for S ~ U[low, high] (c = 1
+    in experiment 1, 2 in experiment 2), so the verdict does not depend on the tiny sizes.
+    """
+    ridge = tiny["ridge"]
+    report = (tiny_run / "results/report.md").read_text(encoding="utf-8")
+    assert "Ridge" in report and "Illustration" in report
+    paper = {1: 56.2, 2: 224.8}
+    low, high = ridge["partition"]["low"], ridge["partition"]["high"]
+    var_s2 = (high**5 - low**5) / (5 * (high - low)) - (
+        (high**3 - low**3) / (3 * (high - low))
+    ) ** 2
+
+    rows = [
+        row
+        for table in markdown_tables(report)
+        for row in table
+        if {"experiment", "variant", "paper", "verdict"} <= set(row)
+    ]
+    assert rows, f"no best-constant table (experiment | variant | paper | … | verdict):\n{report}"
+    seen = set()
+    for row in rows:
+        experiment, variant = int(row["experiment"]), row["variant"]
+        seen.add((experiment, variant))
+        assert float(row["paper"]) == pytest.approx(paper[experiment])
+        reproduced = next(value for key, value in row.items() if key.startswith("reproduced"))
+        expected = var_s2 * experiment**2 + ridge["variants"][variant]["noise_variance"]
+        assert float(reproduced) == pytest.approx(expected, abs=1e-3)
+        # Within the 2% tolerance of config/paper_reference.yaml (about 1.1% off).
+        assert row["verdict"] == "reproduced", row
+    assert seen == {(e, v) for e in ridge["experiments"] for v in ridge["variants"]}
+
+    # Every claim of the report carries one of the three verdicts.
+    claims = re.findall(r"^- \*\*(.+?)\*\* —", report, flags=re.MULTILINE)
+    assert claims, report
+    assert set(claims) <= set(VERDICTS), claims
+
+
+# --------------------------------------------------------------------------- rerun granularity
+
+
+@pytest.mark.slow
+def test_unchanged_config_schedules_nothing(tiny_run):
+    out = ok(snakemake("-n", workdir=tiny_run, config=TINY_CONFIG))
+    assert "Nothing to be done" in out, out
+    assert "Job stats:" not in out, out
+
+
+@pytest.mark.slow
+def test_ridge_parameter_reruns_only_ridge(tiny_run, tiny, tmp_path):
+    """Changing ridge.n_repetitions reruns ridge_fit and what depends on it, nothing else."""
+    changed = copy.deepcopy(tiny)
+    changed["ridge"]["n_repetitions"] += 1
+    config = write_yaml(tmp_path / "changed.yaml", changed)
+    out = ok(snakemake("-n", workdir=tiny_run, config=config))
+    stats = job_stats(out)
+    assert set(stats) == RIDGE_RULES | {"report", "all"}, out
+    assert stats["ridge_fit"] == n_ridge_fits(tiny), stats
+    assert not [rule for rule in stats if rule.startswith("illustration")], stats
+    assert "Params have changed" in out, out
+
+
+# --------------------------------------------------------------------------- determinism
+
+
+@pytest.mark.slow
+def test_results_do_not_depend_on_cores(tiny_run, tmp_path):
+    ok(snakemake(workdir=tmp_path, config=TINY_CONFIG, cores=1))
+    for path in DETERMINISTIC:
+        one, two = (tmp_path / path).read_bytes(), (tiny_run / path).read_bytes()
+        assert one == two, f"{path} differs between --cores 1 and --cores 2"
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def _typo_in_ridge(config):
+    config["ridge"]["n_repetitons"] = config["ridge"].pop("n_repetitions")
+    return ["n_repetitons"]
+
+
+def _unknown_top_level_key(config):
+    config["foo"] = 1
+    return [r"\bfoo\b"]
+
+
+def _gamma_above_one(config):
+    config["ridge"]["gammas"] = [0.0, 0.5, 1.5]
+    return ["gammas", r"(?<![\d.])1\.5(?!\d)"]
+
+
+def _negative_size(config):
+    config["ridge"]["n_train"] = -7
+    return ["n_train", r"(?<![\d.])-7(?!\d)"]
+
+
+@pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "run"])
+@pytest.mark.parametrize(
+    "break_config",
+    [_typo_in_ridge, _unknown_top_level_key, _gamma_above_one, _negative_size],
+    ids=["typo", "unknown-key", "gamma-1.5", "negative-size"],
+)
+def test_invalid_config_is_rejected_before_any_job(break_config, dry_run, tiny, tmp_path):
+    config = copy.deepcopy(tiny)
+    patterns = break_config(config)
+    path = write_yaml(tmp_path / "invalid.yaml", config)
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    result = snakemake(*(["-n"] if dry_run else []), workdir=workdir, config=path, cores=1)
+    out = result.stdout
+    assert result.returncode != 0, out
+    assert "Job stats:" not in out, out
+    for pattern in patterns:
+        assert re.search(pattern, out), f"{pattern!r} not in the output:\n{out}"
+    assert not (workdir / "results").exists()
+    assert not (workdir / "logs").exists()
