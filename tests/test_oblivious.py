@@ -405,3 +405,24 @@ def test_all_cell_combinations_in_algorithm1_scenario_are_exercised():
     assert empty_rows
     assert any(c in occupied for c in query_cells)
     assert any(a != b for a, b in itertools.combinations(query_cells, 2))
+
+
+def test_estimation_points_outside_explicit_cells_only_enter_the_overall_mean():
+    # Explicit cells {0, 1}; estimation points with S = 2 belong to no cell. With the linear
+    # kernel Z = x − mean(x_est | cell(s)) + mean(all x_est), where the overall mean includes
+    # the no-cell points and a query with S = 2 has conditional-mean estimate 0.
+    from krepro.conditional import FiniteValuePartition
+
+    rng = np.random.default_rng(5)
+    S_est = np.array([2, 0, 1, 2, 0, 1, 1, 2, 0])
+    X_est = rng.normal(size=(9, 2)) + S_est[:, None]
+    X_a, S_a = rng.normal(size=(5, 2)), np.array([0, 1, 2, 1, 0])
+    ok = ObliviousKernel(kernel="linear", partition=FiniteValuePartition(values=[0, 1]))
+    ok.fit(X_est, sensitive_features=S_est)
+    overall = X_est.mean(axis=0)
+    cell_mean = {0: X_est[S_est == 0].mean(axis=0), 1: X_est[S_est == 1].mean(axis=0)}
+    Z = np.array(
+        [x - cell_mean.get(int(s), np.zeros(2)) + overall for x, s in zip(X_a, S_a, strict=True)]
+    )
+    np.testing.assert_allclose(ok.gram(X_a, S_a), Z @ Z.T, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ok.gram(X_a, S_a, X_a[:2], S_a[:2]), Z @ Z[:2].T, atol=1e-12)

@@ -232,13 +232,20 @@ class PartitionConditionalMean:
         self.n_cells_ = n_cells
         return self
 
+    def cell_of(self, S):
+        """Cell index of query points; ``-1`` for a value that is not a cell.
+
+        Points outside a dyadic box raise ``ValueError``.
+        """
+        return np.asarray(self.partition.assign(S))
+
     def membership(self, S):
         """One-hot cell membership :math:`R(s)` of query points, shape (n, n_cells).
 
         Rows of points whose value is not a cell of a finite partition are all zero (their
         estimate is 0, as for an empty cell); points outside a dyadic box raise ``ValueError``.
         """
-        index = np.asarray(self.partition.assign(S))
+        index = self.cell_of(S)
         known = index >= 0
         rows = np.flatnonzero(known)
         return sparse.csr_matrix(

@@ -62,6 +62,79 @@ def check_sensitive_features(sensitive_features, n_samples):
     return S
 
 
+class _CellAverager:
+    r"""Right-multiplication :math:`K \mapsto K G` for estimation points sorted by cell.
+
+    Column ``a < L`` of :math:`G` averages the estimation points of cell ``a`` (zero for an
+    empty cell), column ``L`` averages all of them. With the points sorted by cell, each
+    cell is a contiguous range of columns of ``K``, so :math:`KG` is one
+    :func:`numpy.add.reduceat` pass instead of a dense matrix product.
+
+    Parameters
+    ----------
+    sorted_cells : ndarray of shape (m,)
+        Cell of each estimation point in sorted order; ``-1`` (in no cell) last.
+    n_cells : int
+    """
+
+    def __init__(self, sorted_cells, n_cells):
+        in_cells = int(np.count_nonzero(sorted_cells >= 0))
+        counts = np.bincount(sorted_cells[:in_cells], minlength=n_cells)
+        self.occupied = np.flatnonzero(counts)
+        self.counts = counts[self.occupied]
+        starts = (np.cumsum(counts) - counts)[self.occupied]
+        # reduceat's last segment runs to the end: close the cells before the no-cell points.
+        extra = [in_cells] if in_cells < len(sorted_cells) else []
+        self.boundaries = np.concatenate([starts, extra]).astype(np.intp)
+        self.n_cells = n_cells
+        self.n_points = len(sorted_cells)
+
+    def __call__(self, K):
+        """Return :math:`K G`, shape ``(K.shape[0], n_cells + 1)``."""
+        segment_sums = np.add.reduceat(K, self.boundaries, axis=1)
+        out = np.zeros((K.shape[0], self.n_cells + 1))
+        out[:, self.occupied] = segment_sums[:, : len(self.occupied)] / self.counts
+        out[:, self.n_cells] = segment_sums.sum(axis=1) / self.n_points
+        return out
+
+
+def _symmetric_partition_gram(kernel, X, P, Q, cells, block_size=1024):
+    r"""Oblivious Gram :math:`O = K + T + T^\top` of ``X`` with itself, for one-hot cells.
+
+    With :math:`A = P + \tfrac12 R Q` and :math:`r(s) = (-e_{a(s)}, 1)`, the correction is
+    :math:`T_{ij} = A_{i,L} - A_{i,a(s_j)} = V_{i, a(s_j)}` with
+    :math:`V = [A_{:,L} - A_{:, :L},\ A_{:,L}]` (column ``L`` for a point in no cell), so
+    :math:`O_{ij} = K_{ij} + V_{i,a(s_j)} + V_{j,a(s_i)}` — two gathers instead of a matrix
+    product. Blocks are filled for I ≤ J only and mirrored, so the kernel is evaluated on half
+    of the pairs and O is exactly symmetric.
+    """
+    n_cells = Q.shape[0] - 1
+    n = X.shape[0]
+    cells = np.where(cells >= 0, cells, n_cells)
+    coefficients = np.zeros((n, n_cells + 1))
+    coefficients[np.arange(n), cells] = -1.0
+    coefficients[:, n_cells] = 1.0  # r(s) = (-e_a, 1); a point in no cell has r = (0, 1)
+    A = P + 0.5 * coefficients @ Q
+    V = np.hstack([A[:, n_cells : n_cells + 1] - A[:, :n_cells], A[:, n_cells : n_cells + 1]])
+    V_by_cell = np.ascontiguousarray(V.T)  # row a: V[:, a]; gathers below read rows
+    O = np.empty((n, n))
+    for start_i in range(0, n, block_size):
+        rows = slice(start_i, min(start_i + block_size, n))
+        for start_j in range(start_i, n, block_size):
+            cols = slice(start_j, min(start_j + block_size, n))
+            block = kernel(X[rows], X[cols])
+            if start_i == start_j:  # the kernel's own round-off may break symmetry here
+                block += block.T
+                block *= 0.5
+            # Sum the two gathers first: a + b == b + a keeps O exactly symmetric.
+            block += np.take(V[rows], cells[cols], axis=1) + np.take(
+                V_by_cell[:, cols], cells[rows], axis=0
+            )
+            O[rows, cols] = block
+            O[cols, rows] = block.T
+    return O
+
+
 class ObliviousKernel(BaseEstimator):
     r"""Kernel between oblivious features :math:`\langle Z(a), Z(b)\rangle` (paper eq. (9)).
 
@@ -99,9 +172,12 @@ class ObliviousKernel(BaseEstimator):
         Plug-in estimator fitted on :math:`S_{est}`; knows which estimation points fall in
         every cell. Empty cells have estimate 0 (Algorithm 1's convention).
     X_estimation_ : ndarray of shape (m, n_features)
-        Estimation points.
+        Estimation points, sorted by cell (``X[estimation_order_]``).
+    estimation_order_ : ndarray of shape (m,)
+        Permutation that sorts the estimation sample by cell (points in no cell last).
     component_weights_ : ndarray of shape (m, n_cells + 1)
-        :math:`G`: cell-averaging weights, then the uniform weights of the overall mean.
+        :math:`G` (rows in the order of ``X_estimation_``): cell-averaging weights, then the
+        uniform weights of the overall mean.
     component_gram_ : ndarray of shape (n_cells + 1, n_cells + 1)
         :math:`Q = G^\top K(\mathrm{est}, \mathrm{est}) G`: inner products between the cell
         means :math:`o_{a,b}`, with the overall mean :math:`\tau_a`, and :math:`M`.
@@ -172,13 +248,20 @@ class ObliviousKernel(BaseEstimator):
             self.partition, bounds=self.partition_bounds, cells_per_axis=self.cells_per_axis
         )
         self.conditional_mean_ = PartitionConditionalMean(partition).fit(S)
-        weights = self.conditional_mean_.weights_
+        cells = self.conditional_mean_.cell_index_
+        n_cells = self.conditional_mean_.n_cells_
+        # Sort the estimation points by cell (points in no cell last): products with the
+        # cell-averaging matrix G become sums over contiguous column ranges.
+        self.estimation_order_ = np.argsort(np.where(cells >= 0, cells, n_cells), kind="stable")
+        self.X_estimation_ = X[self.estimation_order_]
+        self._averager = _CellAverager(cells[self.estimation_order_], n_cells)
+        weights = self.conditional_mean_.weights_[self.estimation_order_]
         self.component_weights_ = np.hstack(
-            [weights.toarray(), self.conditional_mean_.mean_weights_[:, None]]
+            [weights.toarray(), np.full((X.shape[0], 1), 1.0 / X.shape[0])]
         )
-        K_est = self._kernel(X)
-        self.component_gram_ = self.component_weights_.T @ K_est @ self.component_weights_
-        self.X_estimation_ = X
+        cross = self._averager(self._kernel(self.X_estimation_))  # K G, shape (m, L + 1)
+        component_gram = self._averager(np.ascontiguousarray(cross.T))  # Gᵀ K G
+        self.component_gram_ = 0.5 * (component_gram + component_gram.T)
         return self
 
     # -- building blocks -------------------------------------------------------------------
@@ -190,7 +273,7 @@ class ObliviousKernel(BaseEstimator):
 
     def _component_products(self, X):
         """:math:`P = K(X, \\mathrm{est}) G`: products of φ(x) with cell means and mean."""
-        return self._kernel(X, self.X_estimation_) @ self.component_weights_
+        return self._averager(self._kernel(X, self.X_estimation_))
 
     def _coefficients(self, S):
         """:math:`r(s) = (-e_{a(s)}, 1)`, the coordinates of Z − φ(x) in the components."""
@@ -222,7 +305,10 @@ class ObliviousKernel(BaseEstimator):
         P_a, R_a = self._component_products(XA), self._coefficients(SA)
         Q = self.component_gram_
         if XB is None:
-            # T = P rᵀ + ½ r Q rᵀ, so O = K + T + Tᵀ is exactly symmetric.
+            if hasattr(self.conditional_mean_, "cell_of"):
+                cells = self.conditional_mean_.cell_of(SA)
+                return _symmetric_partition_gram(self._kernel, XA, P_a, Q, cells)
+            # General estimator: T = (P + ½ R Q) Rᵀ, and O = sym(K) + T + Tᵀ exactly symmetric.
             T = (P_a + 0.5 * R_a @ Q) @ R_a.T
             T += T.T
             O = self._kernel(XA)
