@@ -29,7 +29,7 @@ TINY_CONFIG = REPO / "tests" / "config" / "tiny.yaml"
 
 TIMEOUT_S = 600
 CONDA_LINT = "Specify a conda environment or container for each rule"
-VERDICTS = ("reproduced", "partly reproduced", "not reproduced")
+VERDICTS = ("reproduced", "partly reproduced", "inconclusive", "not reproduced")
 ILLUSTRATION_RULES = {"illustration_sample", "illustration_figure", "illustration_report"}
 RIDGE_RULES = {"ridge_fit", "ridge_aggregate", "ridge_figure", "ridge_report"}
 OUTPUTS = [
