@@ -426,3 +426,15 @@ def test_estimation_points_outside_explicit_cells_only_enter_the_overall_mean():
     )
     np.testing.assert_allclose(ok.gram(X_a, S_a), Z @ Z.T, rtol=0, atol=1e-12)
     np.testing.assert_allclose(ok.gram(X_a, S_a, X_a[:2], S_a[:2]), Z @ Z[:2].T, atol=1e-12)
+
+
+def test_missing_sensitive_features_after_fitting_with_them_is_an_error():
+    rng = np.random.default_rng(0)
+    X, S = rng.normal(size=(20, 2)), rng.integers(0, 2, 20)
+    ok = ObliviousKernel(kernel="rbf", gamma=0.5).fit(X, sensitive_features=S)
+    with pytest.raises(ValueError, match="sensitive_features are required"):
+        ok.gram(X)
+    with pytest.raises(ValueError, match="sensitive_features are required"):
+        ok.gram(X, S, X, None)
+    plain = ObliviousKernel(kernel="rbf", gamma=0.5).fit(X)
+    np.testing.assert_allclose(plain.gram(X), plain.plain_gram(X), atol=1e-12)

@@ -250,3 +250,14 @@ def test_predict_with_wrong_number_of_sensitive_values_raises():
     model = ObliviousRidge(gamma=0.5).fit(X, y, sensitive_features=S)
     with pytest.raises(ValueError, match="expected 3 rows"):
         model.predict(X[:3], sensitive_features=S[:2])
+
+
+def test_predict_needs_sensitive_features_when_fitted_with_them():
+    rng = np.random.default_rng(3)
+    S = rng.integers(0, 2, 40)
+    X = S[:, None] + rng.normal(size=(40, 1))
+    y = X[:, 0] ** 2
+    for mode in ("oblivious", "m-oblivious"):
+        model = ObliviousRidge(gamma=1.0, mode=mode).fit(X, y, sensitive_features=S)
+        with pytest.raises(ValueError, match="sensitive_features are required"):
+            model.predict(X)

@@ -181,6 +181,9 @@ class ObliviousKernel(BaseEstimator):
     component_gram_ : ndarray of shape (n_cells + 1, n_cells + 1)
         :math:`Q = G^\top K(\mathrm{est}, \mathrm{est}) G`: inner products between the cell
         means :math:`o_{a,b}`, with the overall mean :math:`\tau_a`, and :math:`M`.
+    single_group_ : bool
+        True when fitted without sensitive features (one group: Z = φ(X)); only then may
+        :meth:`gram` be called without them.
     n_features_in_ : int
         Number of non-sensitive features.
 
@@ -244,6 +247,7 @@ class ObliviousKernel(BaseEstimator):
         """
         X = validate_data(self, X, dtype=float)
         S = check_sensitive_features(sensitive_features, X.shape[0])
+        self.single_group_ = sensitive_features is None
         partition = make_partition(
             self.partition, bounds=self.partition_bounds, cells_per_axis=self.cells_per_axis
         )
@@ -268,6 +272,11 @@ class ObliviousKernel(BaseEstimator):
 
     def _check_points(self, X, S):
         X = validate_data(self, X, dtype=float, reset=False)
+        if S is None and not self.single_group_:
+            raise ValueError(
+                "sensitive_features are required: the estimator was fitted with sensitive "
+                "features, so every point needs its own to form its oblivious feature."
+            )
         S = check_sensitive_features(S, X.shape[0])
         return X, S
 

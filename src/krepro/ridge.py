@@ -188,6 +188,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}.")
         X, y = validate_data(self, X, y, dtype=float, multi_output=True, y_numeric=True)
+        single_group = sensitive_features is None and sensitive_features_estimation is None
         S = check_sensitive_features(sensitive_features, X.shape[0])
         X, y, S, X_est, S_est = self._split(X, y, S, X_estimation, sensitive_features_estimation)
         self.oblivious_kernel_ = ObliviousKernel(
@@ -199,7 +200,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
             partition=self.partition,
             partition_bounds=self.partition_bounds,
             cells_per_axis=self.cells_per_axis,
-        ).fit(X_est, sensitive_features=S_est)
+        ).fit(X_est, sensitive_features=None if single_group else S_est)
         if self.mode == "oblivious":
             train_gram = self.oblivious_kernel_.gram(X, S)
         else:
@@ -225,7 +226,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, dtype=float, reset=False)
-        S = check_sensitive_features(sensitive_features, X.shape[0])
+        S = sensitive_features  # None is allowed only after fitting without sensitive features
         if self.mode == "oblivious":
             cross = self.oblivious_kernel_.gram(X, S, self.X_fit_, self.sensitive_features_fit_)
         else:
