@@ -23,3 +23,12 @@ def test_ci_runs_the_readme_test_command_verbatim():
     test_command = _readme_commands()[1]
     ci_lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert test_command in ci_lines
+
+
+def test_readme_library_example_runs():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    (example,) = re.findall(r"```python\n(.*?)\n```", readme, flags=re.S)
+    namespace = {}
+    exec(compile(example, "README.md", "exec"), namespace)
+    assert namespace["O"].shape == (500, 500)
+    assert namespace["O_test"].shape == (10, 500)
