@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.conditional import PartitionConditionalMean, make_partition
@@ -96,6 +96,17 @@ class _CellAverager:
         out[:, self.occupied] = segment_sums[:, : len(self.occupied)] / self.counts
         out[:, self.n_cells] = segment_sums.sum(axis=1) / self.n_points
         return out
+
+
+class _WeightCombiner:
+    r"""Right-multiplication :math:`K \mapsto K G` for general weights ``W`` (G = [W, 1/m])."""
+
+    def __init__(self, weights):
+        self.weights = weights
+
+    def __call__(self, K):
+        conditional = (self.weights.T @ K.T).T  # sparse-aware: W may be scipy.sparse
+        return np.hstack([np.asarray(conditional), K.mean(axis=1, keepdims=True)])
 
 
 def _symmetric_partition_gram(kernel, X, P, Q, cells, block_size=1024):
@@ -165,12 +176,20 @@ class ObliviousKernel(BaseEstimator):
         Box of the dyadic partition (scalars or per-axis arrays).
     cells_per_axis : int, default=16
         Cells per axis of the dyadic partition (16 = the paper's ridge experiments).
+    conditional_mean : estimator, default=None
+        Estimator of :math:`E[\varphi(X)|S]`. ``None`` is the paper's partition plug-in
+        (built from ``partition``, ``partition_bounds``, ``cells_per_axis``); a
+        :class:`krepro.cme.CMEConditionalMean` uses the kernel (CME) estimator
+        :math:`\sum_v \alpha_v(s)\varphi(x_v)` instead, for continuous or multi-dimensional S.
+        Any object with ``fit(S)``, ``weights_`` (m × L) and ``membership(S)`` (n × L) such
+        that :math:`E[\varphi(X)|S=s] = \sum_v (W\,\mathrm{membership}(s)^\top)_v
+        \varphi(x_v)` works; it is cloned before fitting.
 
     Attributes
     ----------
-    conditional_mean_ : PartitionConditionalMean
-        Plug-in estimator fitted on :math:`S_{est}`; knows which estimation points fall in
-        every cell. Empty cells have estimate 0 (Algorithm 1's convention).
+    conditional_mean_ : PartitionConditionalMean or the given estimator, fitted
+        Fitted on :math:`S_{est}`. The partition plug-in knows which estimation points fall
+        in every cell; empty cells have estimate 0 (Algorithm 1's convention).
     X_estimation_ : ndarray of shape (m, n_features)
         Estimation points, sorted by cell (``X[estimation_order_]``).
     estimation_order_ : ndarray of shape (m,)
@@ -216,6 +235,7 @@ class ObliviousKernel(BaseEstimator):
         partition="values",
         partition_bounds=None,
         cells_per_axis=16,
+        conditional_mean=None,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -225,6 +245,7 @@ class ObliviousKernel(BaseEstimator):
         self.partition = partition
         self.partition_bounds = partition_bounds
         self.cells_per_axis = cells_per_axis
+        self.conditional_mean = conditional_mean
 
     def _kernel(self, X, Y=None):
         params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
@@ -248,23 +269,32 @@ class ObliviousKernel(BaseEstimator):
         X = validate_data(self, X, dtype=float)
         S = check_sensitive_features(sensitive_features, X.shape[0])
         self.single_group_ = sensitive_features is None
-        partition = make_partition(
-            self.partition, bounds=self.partition_bounds, cells_per_axis=self.cells_per_axis
-        )
-        self.conditional_mean_ = PartitionConditionalMean(partition).fit(S)
-        cells = self.conditional_mean_.cell_index_
-        n_cells = self.conditional_mean_.n_cells_
-        # Sort the estimation points by cell (points in no cell last): products with the
-        # cell-averaging matrix G become sums over contiguous column ranges.
-        self.estimation_order_ = np.argsort(np.where(cells >= 0, cells, n_cells), kind="stable")
-        self.X_estimation_ = X[self.estimation_order_]
-        self._averager = _CellAverager(cells[self.estimation_order_], n_cells)
-        weights = self.conditional_mean_.weights_[self.estimation_order_]
-        self.component_weights_ = np.hstack(
-            [weights.toarray(), np.full((X.shape[0], 1), 1.0 / X.shape[0])]
-        )
-        cross = self._averager(self._kernel(self.X_estimation_))  # K G, shape (m, L + 1)
-        component_gram = self._averager(np.ascontiguousarray(cross.T))  # Gᵀ K G
+        if self.conditional_mean is None:
+            partition = make_partition(
+                self.partition, bounds=self.partition_bounds, cells_per_axis=self.cells_per_axis
+            )
+            estimator = PartitionConditionalMean(partition)
+        else:
+            estimator = clone(self.conditional_mean)
+        self.conditional_mean_ = estimator.fit(S)
+        m = X.shape[0]
+        if hasattr(self.conditional_mean_, "cell_index_"):
+            cells = self.conditional_mean_.cell_index_
+            n_cells = self.conditional_mean_.n_cells_
+            # Sort the estimation points by cell (points in no cell last): products with the
+            # cell-averaging matrix G become sums over contiguous column ranges.
+            order = np.argsort(np.where(cells >= 0, cells, n_cells), kind="stable")
+            self._combine = _CellAverager(cells[order], n_cells)
+        else:
+            order = np.arange(m)
+            self._combine = _WeightCombiner(self.conditional_mean_.weights_)
+        self.estimation_order_ = order
+        self.X_estimation_ = X[order]
+        weights = self.conditional_mean_.weights_[order]
+        weights = weights.toarray() if sparse.issparse(weights) else np.asarray(weights)
+        self.component_weights_ = np.hstack([weights, np.full((m, 1), 1.0 / m)])
+        cross = self._combine(self._kernel(self.X_estimation_))  # K G, shape (m, L + 1)
+        component_gram = self._combine(np.ascontiguousarray(cross.T))  # Gᵀ K G
         self.component_gram_ = 0.5 * (component_gram + component_gram.T)
         return self
 
@@ -282,7 +312,7 @@ class ObliviousKernel(BaseEstimator):
 
     def _component_products(self, X):
         """:math:`P = K(X, \\mathrm{est}) G`: products of φ(x) with cell means and mean."""
-        return self._averager(self._kernel(X, self.X_estimation_))
+        return self._combine(self._kernel(X, self.X_estimation_))
 
     def _coefficients(self, S):
         """:math:`r(s) = (-e_{a(s)}, 1)`, the coordinates of Z − φ(x) in the components."""

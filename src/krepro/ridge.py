@@ -81,6 +81,9 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         oblivious features of the query points.
     kernel, gamma, degree, coef0, kernel_params, partition, partition_bounds, cells_per_axis
         Passed to :class:`~krepro.oblivious.ObliviousKernel`.
+    conditional_mean : estimator, default=None
+        Estimator of :math:`E[\varphi(X)|S]` for :class:`~krepro.oblivious.ObliviousKernel`
+        (``None``: the paper's partition plug-in; or :class:`krepro.cme.CMEConditionalMean`).
     estimation_fraction : float, default=0.5
         Share of the rows (taken from the end) used to estimate the conditional means when
         no explicit estimation sample is passed to :meth:`fit`.
@@ -122,6 +125,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         partition="values",
         partition_bounds=None,
         cells_per_axis=16,
+        conditional_mean=None,
         estimation_fraction=0.5,
     ):
         self.alpha = alpha
@@ -134,6 +138,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         self.partition = partition
         self.partition_bounds = partition_bounds
         self.cells_per_axis = cells_per_axis
+        self.conditional_mean = conditional_mean
         self.estimation_fraction = estimation_fraction
 
     def __sklearn_tags__(self):
@@ -200,6 +205,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
             partition=self.partition,
             partition_bounds=self.partition_bounds,
             cells_per_axis=self.cells_per_axis,
+            conditional_mean=self.conditional_mean,
         ).fit(X_est, sensitive_features=None if single_group else S_est)
         if self.mode == "oblivious":
             train_gram = self.oblivious_kernel_.gram(X, S)

@@ -1,0 +1,266 @@
+r"""Conditional mean embeddings: regression with values in a reproducing-kernel Hilbert space.
+
+The conditional mean embedding of :math:`Y` given :math:`X = x` in the output RKHS
+:math:`\mathcal H_l` (feature map :math:`\psi`, kernel :math:`l`) is estimated by the
+regularised least-squares solution of the vector-valued regression of :math:`\psi(Y)` on
+:math:`X` (operator-valued kernel :math:`k(x, x') I_{\mathcal H_l}`):
+
+.. math::
+
+    \hat\mu_{Y\mid x} = \sum_{i=1}^n \alpha_i(x)\, \psi(y_i), \qquad
+    \alpha(x) = (K + n\lambda I_n)^{-1} k_x,
+
+equivalently :math:`\hat C_{YX}(\hat C_{XX} + \lambda I)^{-1}\varphi(x)` with the empirical
+covariance operators :math:`\hat C = \frac1n\sum_i \cdot\otimes\cdot`.
+
+**Convention.** ``alpha`` is the :math:`\lambda` of these formulas: the linear system is
+:math:`K + n\lambda I` (the factor :math:`n` comes from the :math:`1/n` of the empirical
+covariances). :class:`sklearn.kernel_ridge.KernelRidge` solves :math:`K + \alpha' I`, so the
+two agree for :math:`\alpha' = n\lambda`.
+
+**Pitfall.** The weights :math:`\alpha_i(x)` are *not* probabilities: nothing makes them
+non-negative or sum to one. Ridge shrinkage changes their sum and kernel interpolation can
+make some of them negative; :meth:`ConditionalMeanEmbedding.category_scores` inherits both.
+
+:class:`CMEConditionalMean` plugs the same estimator into :mod:`krepro.oblivious` as an
+estimator of :math:`E[\varphi(X) \mid S = s] \approx \sum_v \alpha_v(s)\varphi(x_v)` for
+continuous (and multi-dimensional) sensitive features, where partitions scale badly with
+the dimension of S.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg, sparse
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from krepro.kernels import gram, kernel_params
+
+__all__ = ["CMEConditionalMean", "ConditionalMeanEmbedding"]
+
+
+class ConditionalMeanEmbedding(BaseEstimator):
+    r"""Conditional mean embedding :math:`\hat\mu_{Y|x} = \sum_i \alpha_i(x)\psi(y_i)`.
+
+    Parameters
+    ----------
+    kernel : str, default="rbf"
+        Input kernel :math:`k` (any name of :func:`krepro.kernels.gram`).
+    gamma, degree, coef0, kernel_params
+        Input-kernel parameters, scikit-learn names.
+    output_kernel : {"linear", "rbf", "delta", ...}, default="rbf"
+        Output kernel :math:`l`. ``"linear"`` embeds only the mean of a real Y; ``"rbf"``
+        (characteristic) embeds the whole law; ``"delta"`` on a finite Y gives category
+        weights.
+    output_gamma : float, default=None
+        Output RBF/polynomial scale.
+    output_kernel_params : dict, default=None
+        Further output-kernel parameters.
+    alpha : float, default=1.0
+        :math:`\lambda` of :math:`\alpha(x) = (K + n\lambda I)^{-1}k_x` (so the diagonal load is
+        ``n * alpha``; ``KernelRidge(alpha=n * alpha)`` solves the same system).
+
+    Attributes
+    ----------
+    X_fit_ : ndarray of shape (n, n_features)
+    Y_fit_ : ndarray of shape (n,) or (n, n_outputs)
+        Observed responses (their feature vectors :math:`\psi(y_i)` carry the embedding).
+    cholesky_ : tuple
+        Cholesky factor of :math:`K + n\lambda I` (``scipy.linalg.cho_factor`` output).
+    classes_ : ndarray
+        Distinct responses, for :meth:`category_scores`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krepro.cme import ConditionalMeanEmbedding
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(200, 1)); Y = rng.normal(size=200) * (1 + X[:, 0])
+    >>> cme = ConditionalMeanEmbedding(gamma=10.0, output_gamma=1.0, alpha=1e-3).fit(X, Y)
+    >>> cme.weights(X[:3]).shape
+    (3, 200)
+    """
+
+    def __init__(
+        self,
+        kernel="rbf",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        kernel_params=None,
+        output_kernel="rbf",
+        output_gamma=None,
+        output_kernel_params=None,
+        alpha=1.0,
+    ):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.output_kernel = output_kernel
+        self.output_gamma = output_gamma
+        self.output_kernel_params = output_kernel_params
+        self.alpha = alpha
+
+    def _input_kernel(self, A, B=None):
+        params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
+        return gram(A, B, self.kernel, **params)
+
+    def _output_kernel(self, A, B=None):
+        if self.output_kernel == "delta":  # equality works for any labels, strings included
+            A = np.asarray(A)
+            B = A if B is None else np.asarray(B)
+            A2, B2 = (A[:, None], B[:, None]) if A.ndim == 1 else (A, B)
+            return np.all(A2[:, None, :] == B2[None, :, :], axis=2).astype(float)
+        params = kernel_params(
+            self.output_kernel,
+            self.output_gamma,
+            self.degree,
+            self.coef0,
+            self.output_kernel_params,
+        )
+        return gram(A, B, self.output_kernel, **params)
+
+    def fit(self, X, y):
+        """Factorise :math:`K + n\\lambda I` for the training inputs ``X``; keep ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features)
+        y : array-like of shape (n,) or (n, n_outputs)
+            Responses; any values the output kernel accepts.
+
+        Returns
+        -------
+        self : ConditionalMeanEmbedding
+        """
+        if not self.alpha > 0:
+            raise ValueError(f"alpha (λ) must be positive, got {self.alpha!r}.")
+        X, y = validate_data(self, X, y, multi_output=True)
+        n = X.shape[0]
+        system = self._input_kernel(X)
+        system[np.diag_indices_from(system)] += n * self.alpha
+        self.cholesky_ = linalg.cho_factor(system, lower=True)
+        self.X_fit_ = X
+        self.Y_fit_ = y
+        self.classes_ = np.unique(y, axis=0) if y.ndim > 1 else np.unique(y)
+        return self
+
+    def weights(self, X):
+        r"""Weights :math:`\alpha(x) = (K + n\lambda I)^{-1}k_x`, one row per query point.
+
+        Returns
+        -------
+        W : ndarray of shape (n_queries, n)
+            Not constrained to be non-negative or to sum to one.
+        """
+        check_is_fitted(self, "cholesky_")
+        X = validate_data(self, X, reset=False)
+        return linalg.cho_solve(self.cholesky_, self._input_kernel(self.X_fit_, X)).T
+
+    def embedding(self, X, Y_eval):
+        r"""Predicted embedding evaluated at output points, :math:`\hat\mu_{Y|x}(y')`.
+
+        :math:`\hat\mu_{Y|x}(y') = \langle \hat\mu_{Y|x}, \psi(y')\rangle =
+        \sum_i \alpha_i(x)\, l(y_i, y')`.
+
+        Returns
+        -------
+        values : ndarray of shape (n_queries, n_eval)
+        """
+        return self.weights(X) @ self._output_kernel(self.Y_fit_, Y_eval)
+
+    def embedding_inner(self, X_a, X_b):
+        r""":math:`\langle \hat\mu_{Y|a_i}, \hat\mu_{Y|b_j}\rangle = \alpha(a_i)^\top L\,
+        \alpha(b_j)`, with :math:`L` the output Gram matrix of the training responses."""
+        L = self._output_kernel(self.Y_fit_)
+        return self.weights(X_a) @ L @ self.weights(X_b).T
+
+    def predict_mean(self, X):
+        r"""Conditional mean :math:`\sum_i \alpha_i(x) y_i` (the embedding under ``"linear"``).
+
+        Equals ``KernelRidge(alpha=n * self.alpha)`` fitted on the same data.
+        """
+        if self.output_kernel != "linear":
+            raise ValueError(
+                f'predict_mean needs output_kernel="linear" (the embedding of the mean); '
+                f"got {self.output_kernel!r}."
+            )
+        return self.weights(X) @ np.asarray(self.Y_fit_, dtype=float)
+
+    def category_scores(self, X):
+        r"""Category weights :math:`\sum_i \alpha_i(x)\,1\{y_i = c\}` for each class ``c``.
+
+        This is the embedding under the delta output kernel, evaluated at each class.
+        **These scores are not probabilities**: they can be negative and need not sum to
+        one (their sum is :math:`\sum_i \alpha_i(x)`, which tends to 1 only as
+        :math:`\lambda \to 0` for points well inside the data, and to 0 as
+        :math:`\lambda \to \infty`).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_queries, n_classes)
+            Columns follow ``classes_``.
+        """
+        weights = self.weights(X)
+        y = self.Y_fit_
+        if y.ndim > 1:
+            members = np.all(y[:, None, :] == self.classes_[None, :, :], axis=2)
+        else:
+            members = y[:, None] == self.classes_[None, :]
+        return weights @ members.astype(float)
+
+
+class CMEConditionalMean(BaseEstimator):
+    r"""Kernel (CME) estimator of :math:`E[\varphi(X) \mid S]` for :mod:`krepro.oblivious`.
+
+    :math:`E[\varphi(X)\mid S = s] \approx \sum_{v=1}^m \alpha_v(s)\varphi(x_v)` with
+    :math:`\alpha(s) = (K_S + m\lambda I)^{-1} k_S(s)` computed on the sensitive features of
+    the estimation sample. In the factorisation used by
+    :class:`~krepro.oblivious.ObliviousKernel` the "cells" are the estimation points
+    themselves: ``weights_`` is the identity and ``membership(S)`` returns
+    :math:`\alpha(s)^\top`, so the oblivious Gram is still formed from kernel evaluations only.
+
+    Parameters
+    ----------
+    kernel : str, default="rbf"
+        Kernel on the sensitive features.
+    gamma : float, default=None
+        Its scale (scikit-learn convention).
+    alpha : float, default=1e-3
+        :math:`\lambda` (diagonal load :math:`m\lambda`).
+    kernel_params : dict, default=None
+        Further kernel parameters.
+    """
+
+    def __init__(self, kernel="rbf", gamma=None, alpha=1e-3, kernel_params=None):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.alpha = alpha
+        self.kernel_params = kernel_params
+
+    def fit(self, S):
+        """Factorise the regularised Gram matrix of the estimation sample's S."""
+        self.embedding_ = ConditionalMeanEmbedding(
+            kernel=self.kernel,
+            gamma=self.gamma,
+            kernel_params=self.kernel_params,
+            output_kernel="linear",
+            alpha=self.alpha,
+        ).fit(S, np.zeros(len(S)))
+        m = len(S)
+        self.weights_ = sparse.identity(m, format="csr")
+        self.mean_weights_ = np.full(m, 1.0 / m)
+        self.n_cells_ = m
+        return self
+
+    def membership(self, S):
+        r""":math:`\alpha(s)^\top` for each query, shape (n, m)."""
+        S = np.asarray(S, dtype=float)
+        return self.embedding_.weights(S[:, None] if S.ndim == 1 else S)
+
+    def conditional_mean(self, values, S):
+        r"""Kernel estimate :math:`\sum_v \alpha_v(s) h(x_v)` of :math:`E[h(X)\mid S = s]`."""
+        return self.membership(S) @ np.asarray(values, dtype=float)
