@@ -230,26 +230,77 @@ class CMEConditionalMean(BaseEstimator):
     gamma : float, default=None
         Its scale (scikit-learn convention).
     alpha : float, default=1e-3
-        :math:`\lambda` (diagonal load :math:`m\lambda`).
+        :math:`\lambda` (diagonal load :math:`m\lambda`), used when ``alphas`` is None.
+    alphas : sequence of float, default=None
+        Grid of :math:`\lambda` to choose from by generalised cross-validation of the
+        vector-valued regression of :math:`\varphi(X)` on S,
+        :math:`\mathrm{GCV}(\lambda) = m\,\lVert (I - H_\lambda)\Phi\rVert^2 /
+        \operatorname{tr}(I - H_\lambda)^2` with :math:`H_\lambda = K_S(K_S + m\lambda I)^{-1}`;
+        the residual norm needs only the Gram matrix of the :math:`\varphi(x_v)`, which
+        :class:`~krepro.oblivious.ObliviousKernel` passes as ``output_gram``.
     kernel_params : dict, default=None
         Further kernel parameters.
+
+    Attributes
+    ----------
+    alpha_ : float
+        The :math:`\lambda` used (selected, or ``alpha``).
+    gcv_scores_ : ndarray of shape (len(alphas),)
+        GCV criterion per grid value (only with ``alphas``).
     """
 
-    def __init__(self, kernel="rbf", gamma=None, alpha=1e-3, kernel_params=None):
+    needs_output_gram = True  # ObliviousKernel passes K(est, est) to fit
+
+    def __init__(self, kernel="rbf", gamma=None, alpha=1e-3, alphas=None, kernel_params=None):
         self.kernel = kernel
         self.gamma = gamma
         self.alpha = alpha
+        self.alphas = alphas
         self.kernel_params = kernel_params
 
-    def fit(self, S):
-        """Factorise the regularised Gram matrix of the estimation sample's S."""
-        self.embedding_ = ConditionalMeanEmbedding(
+    def _embedding(self, alpha):
+        return ConditionalMeanEmbedding(
             kernel=self.kernel,
             gamma=self.gamma,
             kernel_params=self.kernel_params,
             output_kernel="linear",
-            alpha=self.alpha,
-        ).fit(S, np.zeros(len(S)))
+            alpha=alpha,
+        )
+
+    def _select_alpha(self, S, output_gram):
+        """λ minimising GCV, from one eigendecomposition of :math:`K_S`."""
+        grid = np.asarray(self.alphas, dtype=float)
+        if grid.ndim != 1 or len(grid) == 0 or np.any(grid <= 0):
+            raise ValueError(
+                f"alphas must be a non-empty grid of positive values, got {self.alphas!r}."
+            )
+        embedding = self._embedding(grid[0])
+        K = embedding._input_kernel(S)
+        eigenvalues, eigenvectors = linalg.eigh(K)
+        eigenvalues = np.clip(eigenvalues, 0.0, None)
+        m = len(S)
+        # ‖(I − H)Φ‖²_F = Σ_i d_i² (Vᵀ K_Φ V)_ii with d_i = mλ / (w_i + mλ).
+        rotated = np.einsum("ij,ij->j", eigenvectors, output_gram @ eigenvectors)
+        shrink = m * grid[:, None] / (eigenvalues[None, :] + m * grid[:, None])
+        residual = (shrink**2) @ rotated
+        self.gcv_scores_ = m * residual / shrink.sum(axis=1) ** 2
+        return float(grid[int(np.argmin(self.gcv_scores_))])
+
+    def fit(self, S, output_gram=None):
+        """Factorise the regularised Gram matrix of the estimation sample's S.
+
+        ``output_gram`` (the Gram matrix of :math:`\varphi(x_v)`) is needed only to select
+        λ from ``alphas``.
+        """
+        S = np.asarray(S, dtype=float)
+        S = S[:, None] if S.ndim == 1 else S
+        if self.alphas is not None:
+            if output_gram is None:
+                raise ValueError("Selecting alpha from alphas needs output_gram (K of the X).")
+            self.alpha_ = self._select_alpha(S, output_gram)
+        else:
+            self.alpha_ = float(self.alpha)
+        self.embedding_ = self._embedding(self.alpha_).fit(S, np.zeros(len(S)))
         m = len(S)
         self.weights_ = sparse.identity(m, format="csr")
         self.mean_weights_ = np.full(m, 1.0 / m)

@@ -276,8 +276,12 @@ class ObliviousKernel(BaseEstimator):
             estimator = PartitionConditionalMean(partition)
         else:
             estimator = clone(self.conditional_mean)
-        self.conditional_mean_ = estimator.fit(S)
         m = X.shape[0]
+        if getattr(estimator, "needs_output_gram", False):
+            # e.g. the CME selects its λ by cross-validating the regression of φ(X) on S
+            self.conditional_mean_ = estimator.fit(S, output_gram=self._kernel(X))
+        else:
+            self.conditional_mean_ = estimator.fit(S)
         if hasattr(self.conditional_mean_, "cell_index_"):
             cells = self.conditional_mean_.cell_index_
             n_cells = self.conditional_mean_.n_cells_

@@ -43,7 +43,7 @@ class RidgeSample:
         return RidgeSample(self.S[start:stop], self.X[start:stop], self.y[start:stop])
 
 
-def ridge_sample(rng, n, *, gamma, experiment, noise_variance, low=-5.0, high=5.0):
+def ridge_sample(rng, n, *, gamma, experiment, noise_variance, low=-5.0, high=5.0, sensitive_dim=1):
     r"""Draw ``n`` points of the §7.2 data model.
 
     Parameters
@@ -59,16 +59,25 @@ def ridge_sample(rng, n, *, gamma, experiment, noise_variance, low=-5.0, high=5.
         :math:`\operatorname{Var}\varepsilon` (the paper: 0.1; the authors' code: 0.01).
     low, high : float
         Support of the uniform laws of S and U.
+    sensitive_dim : int, default=1
+        Dimension d of S (an extension; the paper has d = 1). For d > 1, S ~ U[low, high]^d
+        enters as :math:`\bar S = \sum_k S_k / \sqrt d` (same variance as one coordinate):
+        :math:`X = \gamma U + (1-\gamma)\bar S`, and experiment 2 adds
+        :math:`\frac1d\sum_k S_k^2`. With d = 1 the draws are exactly the paper's model.
     """
     if experiment not in RIDGE_EXPERIMENTS:
         raise ValueError(f"experiment must be one of {RIDGE_EXPERIMENTS}, got {experiment!r}.")
     if not 0.0 <= gamma <= 1.0:
         raise ValueError(f"gamma must lie in [0, 1], got {gamma!r}.")
-    S = rng.uniform(low, high, n)
+    S = rng.uniform(low, high, n if sensitive_dim == 1 else (n, sensitive_dim))
     U = rng.uniform(low, high, n)
     noise = rng.normal(0.0, np.sqrt(noise_variance), n)
-    X = gamma * U + (1.0 - gamma) * S
-    y = X**2 + noise if experiment == 1 else X**2 + S**2 + noise
+    if sensitive_dim == 1:
+        S_bar, S_squared = S, S**2
+    else:
+        S_bar, S_squared = S.sum(axis=1) / np.sqrt(sensitive_dim), np.mean(S**2, axis=1)
+    X = gamma * U + (1.0 - gamma) * S_bar
+    y = X**2 + noise if experiment == 1 else X**2 + S_squared + noise
     return RidgeSample(S=S, X=X[:, None], y=y)
 
 

@@ -26,7 +26,7 @@ __all__ = ["METHODS", "aggregate", "best_constant_table", "run_setting"]
 METHODS = ("KRR", "ORR", "M-ORR")
 
 
-def _draw(rng, sizes, gamma, experiment, noise_variance, low, high):
+def draw_samples(rng, sizes, gamma, experiment, noise_variance, low, high, sensitive_dim=1):
     """Training, estimation, validation and test samples, in the paper's row order."""
     n_split = sizes["n_train"] + sizes["n_estimation"]
     n_all = n_split + sizes["n_validation"] + sizes["n_test"]
@@ -38,6 +38,7 @@ def _draw(rng, sizes, gamma, experiment, noise_variance, low, high):
         noise_variance=noise_variance,
         low=low,
         high=high,
+        sensitive_dim=sensitive_dim,
     )
     edges = np.cumsum(
         [0, sizes["n_train"], sizes["n_estimation"], sizes["n_validation"], sizes["n_test"]]
@@ -45,15 +46,13 @@ def _draw(rng, sizes, gamma, experiment, noise_variance, low, high):
     return [sample.rows(a, b) for a, b in itertools.pairwise(edges)]
 
 
-def _fit_one(train, estimation, validation, test, *, kernel_gamma, lambdas, partition):
-    """Test MSE and selected λ of KRR, ORR and M-ORR on one draw."""
-    oblivious = ObliviousKernel(
-        kernel="rbf",
-        gamma=kernel_gamma,
-        partition="dyadic",
-        partition_bounds=(partition["low"], partition["high"]),
-        cells_per_axis=partition["cells_per_axis"],
-    ).fit(estimation.X, sensitive_features=estimation.S)
+def fit_and_score(train, validation, test, oblivious, *, kernel_gamma, lambdas):
+    """Test MSE, selected λ and test predictions of KRR, ORR and M-ORR on one draw.
+
+    ``oblivious`` is an :class:`~krepro.oblivious.ObliviousKernel` already fitted on the
+    estimation sample (any conditional-mean estimator). Each method selects its own λ by
+    validation MSE; M-ORR by the MSE of its own (oblivious) validation predictions.
+    """
     K = gram(train.X, kernel="rbf", gamma=kernel_gamma)
     O = oblivious.gram(train.X, train.S)
     krr_path = ridge_path(K, train.y, lambdas)
@@ -74,7 +73,25 @@ def _fit_one(train, estimation, validation, test, *, kernel_gamma, lambdas, part
             "lambda": float(lambdas[best]),
             "validation_mse": float(validation_mse[best]),
             "test_mse": float(np.mean((prediction - test.y) ** 2)),
+            "prediction": prediction,
         }
+    return results
+
+
+def _fit_one(train, estimation, validation, test, *, kernel_gamma, lambdas, partition):
+    """Test MSE and selected λ of KRR, ORR and M-ORR with the paper's dyadic partition."""
+    oblivious = ObliviousKernel(
+        kernel="rbf",
+        gamma=kernel_gamma,
+        partition="dyadic",
+        partition_bounds=(partition["low"], partition["high"]),
+        cells_per_axis=partition["cells_per_axis"],
+    ).fit(estimation.X, sensitive_features=estimation.S)
+    results = fit_and_score(
+        train, validation, test, oblivious, kernel_gamma=kernel_gamma, lambdas=lambdas
+    )
+    for metrics in results.values():
+        del metrics["prediction"]
     return results
 
 
@@ -108,7 +125,7 @@ def run_setting(
     for repetition in range(n_repetitions):
         rng = generator(seed, "ridge", experiment, gamma, repetition)
         start = time.process_time()
-        samples = _draw(
+        samples = draw_samples(
             rng,
             sizes,
             gamma,
