@@ -1,6 +1,6 @@
 """krepro: reproduce the tables and figures of the kernel-method papers.
 
-Targets: all (default), illustration, ridge. See README.md.
+Targets: all (default), illustration, ridge, cme. See README.md.
 """
 
 from pathlib import Path
@@ -20,6 +20,7 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/illustration.smk"
 include: "workflow/rules/ridge.smk"
+include: "workflow/rules/cme.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -27,6 +28,7 @@ localrules:
     all,
     illustration,
     ridge,
+    cme,
     illustration_report,
     ridge_report,
     report,
@@ -37,4 +39,5 @@ rule all:
     input:
         rules.illustration.input,
         rules.ridge.input,
+        rules.cme.input,
         "results/report.md",
