@@ -117,9 +117,10 @@ def cme_oblivious_section(table):
             .mean()
         )
         if {"cme", "dyadic"} <= set(at_zero.index):
+            corr0, mse0 = at_zero["abs_corr_s2_mean"], at_zero["mse_mean"]
             lines.append(
-                f"  At γ = 0 (strongest dependence): |corr| {at_zero.loc['cme', 'abs_corr_s2_mean']:.3f}"
-                f" (CME) vs {at_zero.loc['dyadic', 'abs_corr_s2_mean']:.3f} (dyadic), test MSE"
-                f" {at_zero.loc['cme', 'mse_mean']:.1f} vs {at_zero.loc['dyadic', 'mse_mean']:.1f}."
+                f"  At γ = 0 (strongest dependence): |corr| {corr0['cme']:.3f} (CME) vs"
+                f" {corr0['dyadic']:.3f} (dyadic), test MSE {mse0['cme']:.1f} vs"
+                f" {mse0['dyadic']:.1f}."
             )
     return "\n".join(lines) + "\n"
