@@ -30,6 +30,8 @@ localrules:
     ridge,
     cme,
     illustration_report,
+    cme_report,
+    cme_oblivious_report,
     ridge_report,
     report,
 

@@ -32,6 +32,15 @@ CONDA_LINT = "Specify a conda environment or container for each rule"
 VERDICTS = ("reproduced", "partly reproduced", "inconclusive", "not reproduced")
 ILLUSTRATION_RULES = {"illustration_sample", "illustration_figure", "illustration_report"}
 RIDGE_RULES = {"ridge_fit", "ridge_aggregate", "ridge_figure", "ridge_report"}
+CME_RULES = {
+    "cme_run",
+    "cme_figure",
+    "cme_report",
+    "cme_oblivious_fit",
+    "cme_oblivious_aggregate",
+    "cme_oblivious_figure",
+    "cme_oblivious_report",
+}
 OUTPUTS = [
     "results/tables/ridge.csv",
     "results/tables/ridge_best_constant.csv",
@@ -42,6 +51,12 @@ OUTPUTS = [
     "results/figures/oblivious_fig4.png",
     "results/report/illustration.md",
     "results/report/ridge.md",
+    "results/tables/cme.csv",
+    "results/figures/cme.png",
+    "results/report/cme.md",
+    "results/tables/cme_oblivious.csv",
+    "results/figures/cme_oblivious.png",
+    "results/report/cme_oblivious.md",
     "results/report.md",
 ]
 # Files that must not depend on --cores or on job order (the run records also hold CPU
@@ -52,6 +67,8 @@ DETERMINISTIC = [
     "results/tables/ridge_best_constant.csv",
     "results/tables/illustration.csv",
     "results/illustration/points.csv",
+    "results/tables/cme.csv",
+    "results/tables/cme_oblivious.csv",
 ]
 
 
@@ -127,6 +144,11 @@ def n_ridge_fits(config: dict) -> int:
     return len(ridge["variants"]) * len(ridge["experiments"])
 
 
+def n_cme_oblivious_fits(config: dict) -> int:
+    settings = config["cme_oblivious"]
+    return len(settings["sensitive_dims"]) * len(settings["experiments"])
+
+
 def markdown_tables(text: str) -> list[list[dict[str, str]]]:
     """Every pipe table of a Markdown document, as lists of {header: cell}."""
     tables, block = [], []
@@ -163,9 +185,10 @@ def tiny_run(tmp_path_factory) -> Path:
 @pytest.mark.parametrize(
     ("target", "expected"),
     [
-        ("all", ILLUSTRATION_RULES | RIDGE_RULES | {"report", "all"}),
+        ("all", ILLUSTRATION_RULES | RIDGE_RULES | CME_RULES | {"report", "all"}),
         ("illustration", ILLUSTRATION_RULES | {"illustration"}),
         ("ridge", RIDGE_RULES | {"ridge"}),
+        ("cme", CME_RULES | {"cme"}),
     ],
 )
 def test_default_config_dry_run_schedules_expected_rules(target, expected):
@@ -176,9 +199,10 @@ def test_default_config_dry_run_schedules_expected_rules(target, expected):
     out = ok(snakemake("-n", "--forceall", target))
     stats = job_stats(out)
     assert set(stats) == expected, out
-    fits = n_ridge_fits(load_yaml(DEFAULT_CONFIG))
+    config = load_yaml(DEFAULT_CONFIG)
+    counts = {"ridge_fit": n_ridge_fits(config), "cme_oblivious_fit": n_cme_oblivious_fits(config)}
     for rule, count in stats.items():
-        assert count == (fits if rule == "ridge_fit" else 1), (rule, stats)
+        assert count == counts.get(rule, 1), (rule, stats)
 
 
 def test_lint_reports_only_the_conda_advice():
@@ -204,7 +228,7 @@ def test_tiny_run_outputs(tiny_run, tiny):
     for path in OUTPUTS:
         assert (tiny_run / path).is_file(), f"missing {path}"
         assert (tiny_run / path).stat().st_size > 0, f"empty {path}"
-    for figure in ("oblivious_fig2.png", "oblivious_fig4.png"):
+    for figure in ("oblivious_fig2.png", "oblivious_fig4.png", "cme.png", "cme_oblivious.png"):
         assert (tiny_run / "results/figures" / figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -298,7 +322,7 @@ def test_ridge_parameter_reruns_only_ridge(tiny_run, tiny, tmp_path):
     stats = job_stats(out)
     assert set(stats) == RIDGE_RULES | {"report", "all"}, out
     assert stats["ridge_fit"] == n_ridge_fits(tiny), stats
-    assert not [rule for rule in stats if rule.startswith("illustration")], stats
+    assert not [rule for rule in stats if rule.startswith(("illustration", "cme"))], stats
     assert "Params have changed" in out, out
 
 

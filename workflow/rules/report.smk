@@ -3,6 +3,7 @@
 REPORT_SECTIONS = [
     "results/report/illustration.md",
     "results/report/ridge.md",
+    "results/report/cme.md",
     "results/report/cme_oblivious.md",
 ]
 

@@ -1,0 +1,10 @@
+"""CME note experiment: the λ table, the claims table and the figure data."""
+
+from krepro.experiments.cme import run
+from krepro.records import atomic_write_text
+from krepro.runtime import job
+
+with job(snakemake):
+    results = run(seed=snakemake.params.seed, **snakemake.params.settings)
+    for name in ("table", "claims", "sample", "query", "curves", "weights"):
+        atomic_write_text(snakemake.output[name], results[name].to_csv(index=False))
