@@ -18,6 +18,7 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
 include: "workflow/rules/illustration.smk"
 include: "workflow/rules/ridge.smk"
 include: "workflow/rules/cme.smk"
@@ -26,6 +27,7 @@ include: "workflow/rules/report.smk"
 
 localrules:
     all,
+    fetch_dataset,
     illustration,
     ridge,
     cme,

@@ -48,6 +48,7 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", fail)
+    assert oct(target.stat().st_mode & 0o777) != oct(0o600)  # follows the umask, not mkstemp
     with pytest.raises(OSError, match="disk full"):
         atomic_write_text(target, "new")
     assert target.read_text() == "old"

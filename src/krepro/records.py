@@ -20,11 +20,24 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "package_versions",
+    "publish",
     "read_records",
     "write_records",
 ]
 
 _PACKAGES = ("krepro", "numpy", "scipy", "scikit-learn", "pandas")
+
+
+def publish(tmp, path):
+    """Give a finished temporary file the usual permissions and rename it onto ``path``.
+
+    :func:`tempfile.mkstemp` creates files readable by the owner only; results and downloads
+    on a shared cluster file system should follow the umask like any other file.
+    """
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, path)
 
 
 def atomic_write_bytes(path, data):
@@ -35,7 +48,7 @@ def atomic_write_bytes(path, data):
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        os.replace(tmp, path)
+        publish(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

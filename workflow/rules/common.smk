@@ -42,5 +42,7 @@ def ridge_sizes(wildcards):
 
 
 wildcard_constraints:
+    dataset="adult|parkinsons",
+    filename=r"[A-Za-z0-9_.+-]+",
     variant="[A-Za-z][A-Za-z0-9_]*",
     experiment=r"\d+",

@@ -11,6 +11,7 @@ import numpy as np
 import seaborn as sns
 
 from krepro.data.synthetic import ILLUSTRATION_SETTINGS
+from krepro.records import publish
 
 __all__ = ["plot_illustration", "plot_ridge", "save_figure"]
 
@@ -29,7 +30,7 @@ def save_figure(fig, path):
     os.close(fd)
     try:
         fig.savefig(tmp, dpi=150, bbox_inches="tight")
-        os.replace(tmp, path)
+        publish(tmp, path)
     finally:
         plt.close(fig)
         if os.path.exists(tmp):
