@@ -9,12 +9,33 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 import time
+from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["job"]
+__all__ = ["FAIL_ONCE_VARIABLE", "job"]
+
+# Fault injection for testing retries: "<marker directory>:<rule>[,<rule>...]" makes the first
+# attempt of each listed rule (per wildcard set) fail; later attempts run normally.
+FAIL_ONCE_VARIABLE = "KREPRO_FAIL_ONCE"
+
+
+def _fail_once(snakemake):
+    setting = os.environ.get(FAIL_ONCE_VARIABLE)
+    if not setting:
+        return
+    marker_dir, _, rules = setting.rpartition(":")
+    if snakemake.rule not in rules.split(","):
+        return
+    label = "_".join(f"{k}-{v}" for k, v in dict(snakemake.wildcards).items()) or "all"
+    marker = Path(marker_dir) / f"{snakemake.rule}.{label}"
+    if not marker.exists():
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+        raise RuntimeError(f"injected failure of {snakemake.rule} ({FAIL_ONCE_VARIABLE})")
 
 
 @contextlib.contextmanager
@@ -33,6 +54,7 @@ def job(snakemake):
     logger = logging.getLogger("krepro")
     start = time.perf_counter()
     logger.info("rule %s, threads %d", snakemake.rule, snakemake.threads)
+    _fail_once(snakemake)
     with threadpool_limits(limits=snakemake.threads):
         try:
             yield logger

@@ -10,6 +10,7 @@ tests/config/tiny.yaml as the only config (`--replace-workflow-config --configfi
 from __future__ import annotations
 
 import copy
+import json
 import math
 import re
 import subprocess
@@ -380,3 +381,48 @@ def test_invalid_config_is_rejected_before_any_job(break_config, dry_run, tiny, 
         assert re.search(pattern, out), f"{pattern!r} not in the output:\n{out}"
     assert not (workdir / "results").exists()
     assert not (workdir / "logs").exists()
+
+
+# --------------------------------------------------------------------------- kill and resume
+
+
+@pytest.mark.slow
+def test_killed_run_resumes_without_recomputing(tiny_run, tmp_path):
+    """SIGKILL the whole snakemake process group mid-run; unlock and rerun: the run completes,
+    finished jobs are not recomputed and every artifact is whole."""
+    import os
+    import signal
+    import time
+
+    cmd = [
+        sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE),
+        "--directory", str(tmp_path), "--cores", "1",
+        "--replace-workflow-config", "--configfile", str(TINY_CONFIG),
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    runs = tmp_path / "results" / "ridge" / "runs"
+    deadline = time.monotonic() + 300
+    # With --cores 1 jobs run one after the other and snakemake registers a job as finished
+    # before it starts the next one: once a third ridge output exists, the older ones are
+    # finished jobs (the newest may still belong to a running job).
+    while time.monotonic() < deadline and len(list(runs.rglob("*.json"))) < 3:
+        assert process.poll() is None, "the run finished before it could be killed"
+        time.sleep(0.1)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    outputs = sorted(runs.rglob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+    finished = {p: p.stat().st_mtime_ns for p in outputs[:-1]}
+    assert len(finished) >= 2, outputs
+    assert not (tmp_path / "results" / "report.md").exists()
+
+    ok(snakemake("--unlock", workdir=tmp_path, config=TINY_CONFIG))
+    out = ok(snakemake(workdir=tmp_path, config=TINY_CONFIG, cores=2))
+    for path, mtime in finished.items():
+        assert path.stat().st_mtime_ns == mtime, f"{path} was recomputed:\n{out}"
+    for record_file in runs.rglob("*.json"):
+        json.loads(record_file.read_text())  # whole, parseable artifacts
+    for path in DETERMINISTIC:
+        assert (tmp_path / path).read_bytes() == (tiny_run / path).read_bytes(), path
