@@ -1,0 +1,355 @@
+r"""Numerical core of :mod:`krepro.dcm`: feature maps, smoother Gram matrices, eigen-solvers.
+
+Everything is solved in a reduced :math:`r \times r` form (protocol note ``dcm.md`` §2.3).
+A *feature map* factors the centred training Gram matrix as :math:`K_x = F F^\top` with
+orthogonal columns (:math:`A = F^\top F = \mathrm{diag}(a_1, \dots, a_r)`, all :math:`a_j > 0`)
+and gives, for any point :math:`x`, a vector :math:`f(x)` with
+:math:`\tilde k(x_i, x) = F_i \cdot f(x)` (centred with the *training* means):
+
+* :class:`ExactFeatureMap` — kernel PCA, :math:`F = U_r \Lambda_r^{1/2}`, one symmetric
+  eigendecomposition of the :math:`N \times N` Gram matrix (the standard methods);
+* :class:`NystroemFeatureMap` — :math:`F = \tilde C W^{+1/2}` from :math:`M` landmark columns
+  (paper eqs. (13)–(15), with the rank-:math:`k` pseudo-inverse :math:`W_k^+` of eq. (14)).
+
+The target and domain kernels enter only through :math:`T_v = F^\top S_v F`, with
+:math:`S_v = \tilde K_v(\tilde K_v + N\varepsilon I)^{-1}` (:func:`smoother_gram`). Low-rank
+output kernels (delta kernels, Nyström) need no :math:`N \times N` solve:
+:math:`T = (F^\top G)(G^\top G + N\varepsilon I)^{-1}(G^\top F)` for :math:`\tilde K_v = G G^\top`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+
+from krepro.kernels import gram
+
+__all__ = [
+    "ExactFeatureMap",
+    "NystroemFeatureMap",
+    "between_domain_covariance",
+    "coir_solve",
+    "dcm_solve",
+    "dica_solve",
+    "fastdcm_paper",
+    "label_codes",
+    "output_factor",
+    "pinv_sqrt",
+    "smoother_gram",
+]
+
+
+def pinv_sqrt(W, tol=1e-10):
+    r"""``P`` of shape (M, k) with :math:`P P^\top = W_k^+` (paper eq. (14)).
+
+    Eigenvalues of the symmetric PSD matrix ``W`` at or below ``tol`` times the largest are
+    dropped (a delta-kernel landmark block with two landmarks in one domain is singular).
+    """
+    values, vectors = linalg.eigh(W)
+    top = max(float(values[-1]), 0.0)
+    keep = values > tol * top if top > 0 else np.zeros_like(values, dtype=bool)
+    return vectors[:, keep] / np.sqrt(values[keep])
+
+
+def _orthogonalize(F, tol):
+    """Rotate ``F`` to orthogonal columns and drop directions with tiny variance.
+
+    Returns ``(F V, a, V)`` with ``(F V)ᵀ (F V) = diag(a)``; ``F V (F V)ᵀ = F Fᵀ`` up to the
+    dropped directions.
+    """
+    values, vectors = linalg.eigh(F.T @ F)
+    top = max(float(values[-1]), 0.0) if values.size else 0.0
+    keep = values > tol * top if top > 0 else np.zeros_like(values, dtype=bool)
+    V = vectors[:, keep][:, ::-1]
+    return F @ V, values[keep][::-1], V
+
+
+class ExactFeatureMap:
+    r"""Kernel-PCA factor :math:`\tilde K = F F^\top` of the (centred) training Gram matrix.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, d)
+    kernel_params : dict
+        ``{"kernel": ..., **params}`` passed to :func:`krepro.kernels.gram`.
+    center : bool
+        Centre the Gram matrix with :math:`H = I - 11^\top/N`; new points are centred with
+        the training means (never with test-batch means).
+    rank_tol : float
+        Eigenvalues at or below ``rank_tol`` times the largest are dropped.
+    """
+
+    def __init__(self, X, kernel_params, center=True, rank_tol=1e-8):
+        self.X = X
+        self.kernel_params = dict(kernel_params)
+        self.center = center
+        K = gram(X, **self.kernel_params)
+        if center:
+            self.row_mean = K.mean(axis=0)
+            self.grand_mean = float(self.row_mean.mean())
+            K = K - self.row_mean[None, :] - self.row_mean[:, None] + self.grand_mean
+        values, vectors = linalg.eigh(K, overwrite_a=True, check_finite=False, driver="evd")
+        top = float(values[-1])
+        if not top > 0:
+            raise ValueError("The training Gram matrix is zero: all points coincide.")
+        keep = np.flatnonzero(values > rank_tol * top)[::-1]
+        self.eigenvalues = values[keep]
+        self.projector = vectors[:, keep] / np.sqrt(self.eigenvalues)
+        self.F = vectors[:, keep] * np.sqrt(self.eigenvalues)
+
+    @property
+    def rank(self):
+        return self.F.shape[1]
+
+    def features(self, X):
+        r"""``f(X)`` of shape (n, r) with :math:`\tilde k(x_i, x) = F_i \cdot f(x)`."""
+        K = gram(X, self.X, **self.kernel_params)
+        if self.center:
+            K = K - self.row_mean[None, :] - K.mean(axis=1, keepdims=True) + self.grand_mean
+        return K @ self.projector
+
+
+class NystroemFeatureMap:
+    r"""Nyström factor :math:`\tilde K = \tilde C W^+ \tilde C^\top = F F^\top` (eqs. 13–15).
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, d)
+    landmarks : ndarray of int
+        Indices of the landmark rows of ``X``.
+    kernel_params : dict
+    center : bool
+        Subtract the training column means of :math:`C` (equals :math:`H\tilde K H`; ``W``
+        is unchanged); new points subtract the same means.
+    rank_tol, pinv_tol : float
+        Relative cut-offs of the final rank and of the pseudo-inverse of ``W``.
+    """
+
+    def __init__(self, X, landmarks, kernel_params, center=True, rank_tol=1e-8, pinv_tol=1e-10):
+        self.kernel_params = dict(kernel_params)
+        self.landmarks = np.asarray(landmarks)
+        self.X_landmarks = X[self.landmarks]
+        self.center = center
+        C = gram(X, self.X_landmarks, **self.kernel_params)
+        self.W = C[self.landmarks]
+        self.C = C
+        P = pinv_sqrt(self.W, pinv_tol)
+        self.column_mean = C.mean(axis=0) if center else np.zeros(C.shape[1])
+        F, self.eigenvalues, V = _orthogonalize((C - self.column_mean) @ P, rank_tol)
+        if F.shape[1] == 0:
+            raise ValueError("The Nyström Gram matrix is zero: all landmarks coincide.")
+        self.F = F
+        self.projector = P @ V
+
+    @property
+    def rank(self):
+        return self.F.shape[1]
+
+    def landmark_columns(self, X):
+        r"""Centred :math:`c(x) = [k(l_1, x), \dots, k(l_M, x)] - \bar c`, shape (n, M)."""
+        return gram(X, self.X_landmarks, **self.kernel_params) - self.column_mean
+
+    def features(self, X):
+        """``f(X)`` of shape (n, r)."""
+        return self.landmark_columns(X) @ self.projector
+
+
+def label_codes(v):
+    """Integer codes ``0..G-1`` of the distinct values (rows) of ``v``."""
+    v = np.asarray(v)
+    if v.ndim == 2 and v.shape[1] == 1:
+        v = v[:, 0]
+    axis = 0 if v.ndim == 2 else None
+    _, codes = np.unique(v, return_inverse=True, axis=axis)
+    return codes.reshape(-1)
+
+
+def output_factor(v, kind, gamma=None, center=True, landmarks=None, pinv_tol=1e-10):
+    r"""Centred output Gram matrix of ``v`` as a factor or in full.
+
+    Returns ``("lowrank", G)`` with :math:`\tilde K_v = G G^\top`, or ``("full", K)``
+    (exact RBF outputs: the :math:`N \times N` matrix itself).
+
+    * ``kind="delta"``: :math:`K_v = E E^\top` with the indicator matrix ``E`` of the distinct
+      values (exact), or the Nyström factor with the landmark rows;
+    * ``kind="rbf"``: :math:`\exp(-\gamma (v - v')^2)`, exact or Nyström.
+    """
+    if kind == "delta":
+        codes = label_codes(v)
+        values = codes[:, None].astype(float)
+    elif kind == "rbf":
+        values = np.asarray(v, dtype=float)
+        values = values[:, None] if values.ndim == 1 else values
+    else:
+        raise ValueError(f"Unknown output kernel {kind!r}; expected 'delta' or 'rbf'.")
+    params = {"kernel": "delta"} if kind == "delta" else {"kernel": "rbf", "gamma": gamma}
+    if landmarks is not None:
+        C = gram(values, values[landmarks], **params)
+        G = C @ pinv_sqrt(C[landmarks], pinv_tol)
+        return "lowrank", (G - G.mean(axis=0) if center else G)
+    if kind == "delta":
+        E = np.zeros((len(codes), codes.max() + 1))
+        E[np.arange(len(codes)), codes] = 1.0
+        return "lowrank", (E - E.mean(axis=0) if center else E)
+    K = gram(values, **params)
+    if center:
+        mean = K.mean(axis=0)
+        K = K - mean[None, :] - mean[:, None] + mean.mean()
+    return "full", K
+
+
+def smoother_gram(F, factor, ridge):
+    r""":math:`T = F^\top \tilde K (\tilde K + c I)^{-1} F` for ``factor`` from
+    :func:`output_factor` and ``c = ridge`` (:math:`N\varepsilon`)."""
+    kind, M = factor
+    if kind == "lowrank":
+        FG = F.T @ M
+        inner = M.T @ M + ridge * np.eye(M.shape[1])
+        return FG @ linalg.solve(inner, FG.T, assume_a="pos")
+    # K (K + cI)^{-1} = I - c (K + cI)^{-1}: one Cholesky factorisation, no eigendecomposition.
+    K = M.copy()
+    K[np.diag_indices_from(K)] += ridge
+    factorisation = linalg.cho_factor(K, overwrite_a=True, check_finite=False)
+    T = F.T @ F - ridge * (F.T @ linalg.cho_solve(factorisation, F, check_finite=False))
+    return (T + T.T) / 2
+
+
+def between_domain_covariance(F, domains):
+    r"""DICA's :math:`F^\top Q F`: covariance of the domain mean embeddings (Muandet et al.).
+
+    :math:`\frac1G\sum_g \mu_g\mu_g^\top - \bar\mu\bar\mu^\top` with :math:`\mu_g` the mean of
+    the rows of ``F`` in domain ``g`` and :math:`\bar\mu = \frac1G\sum_g\mu_g`; its trace is
+    the distributional variance :math:`\mathrm{tr}(KQ)`.
+    """
+    codes = label_codes(domains)
+    counts = np.bincount(codes)
+    means = np.zeros((len(counts), F.shape[1]))
+    np.add.at(means, codes, F)
+    means /= counts[:, None]
+    centred = means - means.mean(axis=0)
+    return centred.T @ centred / len(counts)
+
+
+def _geigh(P, R):
+    """All eigenpairs of the symmetric-definite pencil (P, R) (divide and conquer).
+
+    Not LAPACK's subset driver ``sygvx``: the non-informative eigenvalues form a large
+    cluster at 1 (DCM) or 0 (COIR), where its inverse iteration can fail to converge.
+    """
+    return linalg.eigh(P, R, driver="gvd", check_finite=False)
+
+
+def _top(values, vectors, m):
+    order = np.argsort(values)[::-1][:m]
+    return values[order], vectors[:, order]
+
+
+def dcm_solve(a_diag, T_y, T_d, m, a=1.0, rho=0.0):
+    r"""Top ``m`` generalised eigenpairs of the reduced DCM problem (note §2.3).
+
+    :math:`(a T_y + I + \rho A^{-1}) u = \gamma (a T_d + I + \rho A^{-1}) u`, which is eq. (12)
+    restricted to the range of :math:`F` (``a = 1, rho = 0``: eq. (12) as printed;
+    ``rho = N ε``: :math:`\Sigma_{xx}` regularised). Returns ``(gammas, W)`` with
+    :math:`z(x) = f(x) W`, ``W = A⁻¹ u``.
+    """
+    r = len(a_diag)
+    extra = np.eye(r) + np.diag(rho / a_diag)
+    P = a * T_y + extra
+    R = a * T_d + extra
+    P, R = (P + P.T) / 2, (R + R.T) / 2
+    values, vectors = _geigh(P, R)
+    values, vectors = _top(values, vectors, m)
+    return values, vectors / a_diag[:, None]
+
+
+def coir_solve(a_diag, T_y, m, ridge):
+    r"""COIR (reconstructed): :math:`T_y w = \lambda (A + N\varepsilon I) w`, ``z = f(x) W``."""
+    values, vectors = _geigh((T_y + T_y.T) / 2, np.diag(a_diag + ridge))
+    return _top(values, vectors, m)
+
+
+def dica_solve(a_diag, T_y, T_q, m, lam, n, supervised=True, tol=1e-10):
+    r"""DICA (``dica.m``) and unsupervised DICA (``udica.m``) in reduced form.
+
+    Supervised: :math:`\tfrac1N T_y A w = \gamma (A T_q + A + \lambda I) w` (non-symmetric,
+    as in the reference code). It has only :math:`k = \mathrm{rank}(T_y)` non-zero
+    eigenvalues; with :math:`T_y = G G^\top` they are those of the :math:`k \times k` matrix
+    :math:`G^\top A M^{-1} G / N` (:math:`M = A T_q + A + \lambda I`), with eigenvectors
+    :math:`w = M^{-1} G v` — no dense :math:`r \times r` non-symmetric eigensolver. The
+    zero-eigenvalue directions are not determined by the problem (``dica.m``'s ``eigs``
+    returns arbitrary ones), so at most ``k`` directions are returned.
+    Unsupervised: :math:`A w = \gamma (T_q + I + \lambda A^{-1}) w`. In both, ``z = f(x) W``.
+    """
+    r = len(a_diag)
+    if not supervised:
+        rhs = T_q + np.eye(r) + np.diag(lam / a_diag)
+        values, vectors = _geigh(np.diag(a_diag), (rhs + rhs.T) / 2)
+        return _top(values, vectors, m)
+    t, V = linalg.eigh((T_y + T_y.T) / 2, driver="evd")
+    keep = t > tol * max(float(t[-1]), 0.0) if t[-1] > 0 else np.zeros_like(t, dtype=bool)
+    G = V[:, keep] * np.sqrt(t[keep])
+    M = a_diag[:, None] * T_q + np.diag(a_diag + lam)
+    MG = linalg.solve(M, G)
+    small = (G.T * a_diag[None, :]) @ MG / n
+    values, vectors = linalg.eig(small)
+    values, vectors = _top(values.real, vectors.real, min(m, G.shape[1]))
+    return values, MG @ vectors
+
+
+def fastdcm_paper(Cx, Wx, Cy, Wy, Cd, Wd, eps, m, omega_ridge=True, pinv_tol=1e-10):
+    r"""FastDCM exactly as printed: eqs. (16)–(21) of the paper.
+
+    Parameters
+    ----------
+    Cx, Cy, Cd : ndarray of shape (N, M)
+        (Centred) landmark columns of the three kernels, same landmarks.
+    Wx, Wy, Wd : ndarray of shape (M, M)
+        Landmark blocks; :math:`\tilde W = W^+` (rank-k pseudo-inverse of eq. (14)).
+    eps : float
+    m : int
+    omega_ridge : bool
+        Keep the :math:`+N\varepsilon I_M` inside the first inverse of Ω (eq. (18) as
+        printed). Without it the spectrum equals eq. (12) on the Nyström kernels.
+
+    Returns
+    -------
+    gammas : ndarray of shape (m,)
+        Largest real eigenvalues Δ.
+    projection : ndarray of shape (M, m)
+        :math:`\tilde W_x S_{xx} V \Theta`, so that :math:`z(x) = \tilde{\mathcal B}^\top
+        \tilde k_x = c(x)^\top \tilde W_x S_{xx} V\Theta` with the Nyström
+        :math:`\tilde k_x = C_x \tilde W_x c(x)`.
+    """
+    N, M = Cx.shape
+    c = N * eps
+    I = np.eye(M)
+
+    def pinv(W):
+        P = pinv_sqrt(W, pinv_tol)
+        return P @ P.T
+
+    Wx_, Wy_, Wd_ = pinv(Wx), pinv(Wy), pinv(Wd)
+    S = {
+        key: A.T @ B
+        for key, (A, B) in {
+            "xx": (Cx, Cx),
+            "xy": (Cx, Cy),
+            "yy": (Cy, Cy),
+            "xd": (Cx, Cd),
+            "dd": (Cd, Cd),
+        }.items()
+    }
+    S["yx"], S["dx"] = S["xy"].T, S["xd"].T
+    x_term = Wx_ @ S["xx"] @ Wx_
+    denominator = (
+        Wx_ @ S["xd"] @ Wd_ @ linalg.solve(S["dd"] @ Wd_ + c * I, S["dx"]) @ x_term @ S["xx"]
+        + x_term @ S["xx"]
+        + (c * I if omega_ridge else 0.0)
+    )
+    numerator = Wx_ @ S["xy"] @ Wy_ @ linalg.solve(S["yy"] @ Wy_ + c * I, S["yx"]) @ x_term
+    numerator = numerator + x_term
+    Omega = linalg.solve(denominator, numerator)  # eq. (18)
+    _, V = linalg.eigh(S["xx"])  # S_xx = V Λ² Vᵀ (eq. 19–20)
+    values, Theta = linalg.eig(V.T @ Omega @ V @ V.T @ S["xx"] @ V)  # eq. (21)
+    values, Theta = _top(values.real, Theta.real, m)
+    return values, Wx_ @ S["xx"] @ V @ Theta

@@ -1,0 +1,391 @@
+"""DCM, FastDCM, DICA and COIR (krepro.dcm): exactness against naive N×N oracles.
+
+The oracles here build the paper's matrices explicitly (eq. (12), eqs. (16)–(21), DICA's Q
+matrix entry by entry) on problems small and well-conditioned enough (N ≤ 120, RBF γ = 2 in
+3-d, no kernel-PCA truncation) that a dense non-symmetric eigensolver is accurate to ~1e-9;
+the 1e-6 tolerances leave three orders of magnitude for round-off.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sklearn
+from scipy import linalg
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from threadpoolctl import threadpool_limits
+
+from krepro.dcm import COIR, DCM, DICA, FastDCM, fit_shared
+from krepro.dcm_core import (
+    ExactFeatureMap,
+    between_domain_covariance,
+    fastdcm_paper,
+    output_factor,
+    smoother_gram,
+)
+from krepro.kernels import gram
+
+GAMMA = 2.0
+EPS = 1e-3
+TIGHT = {"rank_tol": 1e-14, "pinv_tol": 1e-14}
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    """Small dense problems: BLAS threads only add contention on a shared box."""
+    with threadpool_limits(1):
+        yield
+
+
+def problem(n=80, seed=0, n_classes=4, n_domains=3):
+    """Small multi-class, multi-domain problem; 4 classes give distinct top eigenvalues."""
+    rng = np.random.default_rng(seed)
+    domains = np.arange(n) % n_domains
+    X = rng.normal(size=(n, 3)) + 0.5 * domains[:, None]
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=n), [-1.0, 0.0, 1.0])
+    assert len(np.unique(y)) == n_classes
+    X_test = rng.normal(size=(15, 3))
+    return X, y, domains, X_test
+
+
+def centre(K):
+    n = K.shape[0]
+    H = np.eye(n) - np.ones((n, n)) / n
+    return H @ K @ H
+
+
+def centre_cross(Kt, K):
+    """Centre test-vs-train kernel rows with the training means."""
+    row = K.mean(axis=0)
+    return Kt - row[None, :] - Kt.mean(axis=1, keepdims=True) + row.mean()
+
+
+def delta(v):
+    return (np.asarray(v)[:, None] == np.asarray(v)[None, :]).astype(float)
+
+
+def direct_eq12(X, y, domains, X_test, *, center, rho, m):
+    """Eq. (12) as an N×N generalised eigenproblem, solved with a dense QZ (the oracle)."""
+    n = X.shape[0]
+    Kx, Ky, Kd = gram(X, kernel="rbf", gamma=GAMMA), delta(y), delta(domains)
+    Kt = gram(X_test, X, kernel="rbf", gamma=GAMMA)
+    if center:
+        Kt = centre_cross(Kt, Kx)
+        Kx, Ky, Kd = centre(Kx), centre(Ky), centre(Kd)
+    I = np.eye(n)
+    S_y = Ky @ linalg.inv(Ky + n * EPS * I)
+    S_d = Kd @ linalg.inv(Kd + n * EPS * I)
+    L = S_y @ Kx @ Kx + Kx + rho * I
+    R = S_d @ Kx @ Kx + Kx + rho * I
+    values, vectors = linalg.eig(L, R)
+    finite = np.isfinite(values) & (np.abs(values.imag) < 1e-8)
+    values, vectors = values[finite].real, vectors[:, finite].real
+    order = np.argsort(values)[::-1][:m]
+    return values[order], Kt @ vectors[:, order]
+
+
+def assert_same_directions(Z1, Z2):
+    """Columns equal up to sign and scale: |correlation| = 1."""
+    for k in range(Z1.shape[1]):
+        corr = np.corrcoef(Z1[:, k], Z2[:, k])[0, 1]
+        assert abs(corr) == pytest.approx(1.0, abs=1e-6), (k, corr)
+
+
+# ------------------------------------------------------------------ exact DCM = eq. (12)
+
+
+@pytest.mark.parametrize(("center", "regularize"), [(False, False), (True, True), (False, True)])
+def test_reduced_form_equals_direct_eq12(center, regularize):
+    X, y, d, X_test = problem()
+    m = 3
+    model = DCM(m, gamma=GAMMA, epsilon=EPS, center=center, regularize=regularize, **TIGHT)
+    model.fit(X, y, domains=d)
+    rho = X.shape[0] * EPS if regularize else 0.0
+    values, Z_direct = direct_eq12(X, y, d, X_test, center=center, rho=rho, m=m)
+    np.testing.assert_allclose(model.eigenvalues_, values, rtol=1e-6)
+    assert model.eigenvalues_[0] > model.eigenvalues_[1] + 1e-3  # distinct: directions defined
+    assert_same_directions(model.transform(X_test), Z_direct)
+
+
+def test_scale_n_is_the_one_over_n_of_eq10():
+    X, y, d, _ = problem()
+    n = X.shape[0]
+    model = DCM(2, gamma=GAMMA, epsilon=EPS, center=False, regularize=False, scale_n=True, **TIGHT)
+    model.fit(X, y, domains=d)
+    Kx, Ky, Kd = gram(X, kernel="rbf", gamma=GAMMA), delta(y), delta(d)
+    I = np.eye(n)
+    S_y = Ky @ linalg.inv(Ky + n * EPS * I) / n
+    S_d = Kd @ linalg.inv(Kd + n * EPS * I) / n
+    values = linalg.eigvals(S_y @ Kx @ Kx + Kx, S_d @ Kx @ Kx + Kx).real
+    np.testing.assert_allclose(model.eigenvalues_, np.sort(values)[::-1][:2], rtol=1e-6)
+
+
+# ------------------------------------------------------------------ FastDCM
+
+
+def nystroem_blocks(values, landmarks, params, center):
+    values = values[:, None] if values.ndim == 1 else values
+    C = gram(values, values[landmarks], **params)
+    W = C[landmarks]
+    return (C - C.mean(axis=0) if center else C), W
+
+
+@pytest.mark.parametrize("center", [True, False])
+def test_paper_fastdcm_without_omega_ridge_equals_reduced_form(center):
+    X, y, d, X_test = problem(n=120)
+    m, M = 3, 12  # 12 landmarks in 3 domains: the delta block W_d is singular
+    reduced = FastDCM(
+        m,
+        gamma=GAMMA,
+        epsilon=EPS,
+        n_landmarks=M,
+        center=center,
+        regularize=False,
+        random_state=3,
+        **TIGHT,
+    ).fit(X, y, domains=d)
+    L = reduced.landmarks_
+    assert np.linalg.matrix_rank(delta(d[L])) < M
+    Cx, Wx = nystroem_blocks(X, L, {"kernel": "rbf", "gamma": GAMMA}, center)
+    Cy, Wy = nystroem_blocks(y.astype(float), L, {"kernel": "delta"}, center)
+    Cd, Wd = nystroem_blocks(d.astype(float), L, {"kernel": "delta"}, center)
+    values, projection = fastdcm_paper(
+        Cx, Wx, Cy, Wy, Cd, Wd, EPS, m, omega_ridge=False, pinv_tol=1e-14
+    )
+    np.testing.assert_allclose(values, reduced.eigenvalues_, rtol=1e-6)
+    Ct = gram(X_test, X[L], kernel="rbf", gamma=GAMMA)
+    Ct = Ct - gram(X, X[L], kernel="rbf", gamma=GAMMA).mean(axis=0) if center else Ct
+    assert_same_directions(Ct @ projection, reduced.transform(X_test))
+    # As printed (with +NεI inside Ω) the spectrum moves only slightly (note §3.2: 1-3%).
+    paper = FastDCM(
+        m,
+        gamma=GAMMA,
+        epsilon=EPS,
+        n_landmarks=M,
+        center=center,
+        solver="paper",
+        random_state=3,
+        **TIGHT,
+    ).fit(X, y, domains=d)
+    np.testing.assert_array_equal(paper.landmarks_, L)
+    np.testing.assert_allclose(paper.eigenvalues_[0], values[0], rtol=0.1)
+
+
+@pytest.mark.parametrize(
+    ("cls", "kwargs"),
+    [
+        (DCM, {"regularize": True}),
+        (DCM, {"regularize": False}),
+        (DCM, {"target_kernel": "rbf", "target_gamma": 0.5}),
+        (DICA, {}),
+        (DICA, {"supervised": False}),
+        (COIR, {}),
+        (COIR, {"target_kernel": "rbf", "target_gamma": 0.5}),
+    ],
+)
+def test_nystroem_with_all_points_as_landmarks_equals_exact(cls, kwargs):
+    X, y, d, X_test = problem(n=60)
+    y_fit = y if kwargs.get("target_kernel") != "rbf" else X[:, 0] + X[:, 1]
+    common = {"gamma": GAMMA, "epsilon": EPS, **TIGHT, **kwargs}
+    exact = cls(2, approximation="exact", **common).fit(X, y_fit, domains=d)
+    fast = cls(2, approximation="nystroem", n_landmarks=len(X), random_state=0, **common)
+    fast.fit(X, y_fit, domains=d)
+    np.testing.assert_allclose(fast.eigenvalues_, exact.eigenvalues_, rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(fast.transform(X_test), exact.transform(X_test), atol=1e-5)
+
+
+# ------------------------------------------------------------------ closed forms
+
+
+@pytest.mark.parametrize("center", [True, False])
+def test_delta_kernel_closed_form_equals_n_by_n_solve(center):
+    X, y, d, _ = problem()
+    n = X.shape[0]
+    fmap = ExactFeatureMap(X, {"kernel": "rbf", "gamma": GAMMA}, center=center, rank_tol=1e-14)
+    for labels in (y, d):
+        K = centre(delta(labels)) if center else delta(labels)
+        S = K @ linalg.inv(K + n * EPS * np.eye(n))
+        naive = fmap.F.T @ S @ fmap.F
+        closed = smoother_gram(fmap.F, output_factor(labels, "delta", center=center), n * EPS)
+        np.testing.assert_allclose(closed, naive, atol=1e-9 * np.abs(naive).max())
+    # RBF outputs: one Cholesky solve, same matrix.
+    target = X[:, 0] ** 2
+    K = gram(target[:, None], kernel="rbf", gamma=0.5)
+    K = centre(K) if center else K
+    naive = fmap.F.T @ K @ linalg.inv(K + n * EPS * np.eye(n)) @ fmap.F
+    closed = smoother_gram(fmap.F, output_factor(target, "rbf", 0.5, center=center), n * EPS)
+    np.testing.assert_allclose(closed, naive, atol=1e-8 * np.abs(naive).max())
+
+
+def dica_q(domains):
+    """DICA's Q (``L`` in dica.m) entry by entry, as in Muandet et al. 2013."""
+    labels = np.unique(domains)
+    G = len(labels)
+    size = {g: int(np.sum(domains == g)) for g in labels}
+    n = len(domains)
+    Q = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            gi, gj = domains[i], domains[j]
+            if gi == gj:
+                Q[i, j] = 1 / (G * size[gi] ** 2) - 1 / (G**2 * size[gi] ** 2)
+            else:
+                Q[i, j] = -1 / (G**2 * size[gi] * size[gj])
+    return Q
+
+
+def test_dica_trace_kq_is_between_domain_variance_of_mean_embeddings():
+    X, _, _, _ = problem(n=50)
+    domains = np.repeat([0, 1, 2, 3], [5, 10, 15, 20])  # unequal domain sizes
+    K = gram(X, kernel="rbf", gamma=GAMMA)
+    labels = np.unique(domains)
+    # <mu_g, mu_h> = mean of the (g, h) kernel block.
+    inner = np.array(
+        [[K[np.ix_(domains == g, domains == h)].mean() for h in labels] for g in labels]
+    )
+    G = len(labels)
+    variance = np.trace(inner) / G - inner.sum() / G**2
+    assert np.trace(K @ dica_q(domains)) == pytest.approx(variance, rel=1e-10)
+    fmap = ExactFeatureMap(X, {"kernel": "rbf", "gamma": GAMMA}, center=True, rank_tol=1e-14)
+    T_q = between_domain_covariance(fmap.F, domains)
+    np.testing.assert_allclose(T_q, fmap.F.T @ dica_q(domains) @ fmap.F, atol=1e-12)
+    assert np.trace(T_q) == pytest.approx(variance, rel=1e-8)
+
+
+def test_dica_reduced_form_equals_dica_m():
+    X, y, d, X_test = problem(n=60)
+    n = X.shape[0]
+    lam = n * EPS
+    model = DICA(2, gamma=GAMMA, epsilon=EPS, **TIGHT).fit(X, y, domains=d)
+    Kx, Ky = centre(gram(X, kernel="rbf", gamma=GAMMA)), centre(delta(y))
+    Kt = centre_cross(
+        gram(X_test, X, kernel="rbf", gamma=GAMMA), gram(X, kernel="rbf", gamma=GAMMA)
+    )
+    I = np.eye(n)
+    A = linalg.solve(
+        Kx @ dica_q(d) @ Kx + Kx + lam * I, Ky @ linalg.solve(Ky + n * EPS * I, Kx @ Kx)
+    )
+    values, vectors = linalg.eig(A / n)
+    order = np.argsort(values.real)[::-1][:2]
+    np.testing.assert_allclose(model.eigenvalues_, values.real[order], rtol=1e-6)
+    assert_same_directions(model.transform(X_test), Kt @ vectors[:, order].real)
+
+
+def test_coir_reduced_form_equals_n_by_n():
+    X, y, d, X_test = problem(n=60)
+    n = X.shape[0]
+    model = COIR(2, gamma=GAMMA, epsilon=EPS, **TIGHT).fit(X, y, domains=d)
+    K = gram(X, kernel="rbf", gamma=GAMMA)
+    Kx, Ky = centre(K), centre(delta(y))
+    I = np.eye(n)
+    S_y = Ky @ linalg.inv(Ky + n * EPS * I)
+    values, vectors = linalg.eig(linalg.solve(Kx + n * EPS * I, S_y @ Kx))
+    order = np.argsort(values.real)[::-1][:2]
+    np.testing.assert_allclose(model.eigenvalues_, values.real[order], rtol=1e-6)
+    Kt = centre_cross(gram(X_test, X, kernel="rbf", gamma=GAMMA), K)
+    assert_same_directions(model.transform(X_test), Kt @ vectors[:, order].real)
+
+
+# ------------------------------------------------------------------ behaviour
+
+
+def test_transform_centres_with_training_means_not_batch_means():
+    X, y, d, X_test = problem()
+    for model in (DCM(gamma=GAMMA), FastDCM(gamma=GAMMA, n_landmarks=10, random_state=0)):
+        model.fit(X, y, domains=d)
+        batch = model.transform(X_test)
+        one_by_one = np.vstack([model.transform(X_test[i : i + 1]) for i in range(len(X_test))])
+        np.testing.assert_allclose(one_by_one, batch, atol=1e-12)
+
+
+def test_singular_landmark_blocks_give_finite_projections():
+    X, y, d, X_test = problem(n=100, n_domains=2)
+    model = FastDCM(2, gamma=GAMMA, n_landmarks=30, random_state=1)  # W_d, W_y rank 2 and 4
+    Z = model.fit(X, y, domains=d).transform(X_test)
+    assert np.all(np.isfinite(Z))
+    paper = FastDCM(2, gamma=GAMMA, n_landmarks=30, random_state=1, solver="paper")
+    assert np.all(np.isfinite(paper.fit(X, y, domains=d).transform(X_test)))
+
+
+def test_domains_none_means_one_domain():
+    X, y, _, X_test = problem()
+    none = DCM(gamma=GAMMA).fit(X, y)
+    one = DCM(gamma=GAMMA).fit(X, y, domains=np.zeros(len(X)))
+    assert none.n_domains_ == 1
+    np.testing.assert_allclose(none.transform(X_test), one.transform(X_test))
+
+
+def test_pipeline_routes_domains_by_fit_params_and_by_metadata_routing():
+    X, y, d, X_test = problem()
+    y2 = (y >= 2).astype(int)
+    reference = DCM(gamma=GAMMA).fit(X, y2, domains=d)
+    pipe = make_pipeline(DCM(gamma=GAMMA), StandardScaler(), SVC(kernel="linear"))
+    pipe.fit(X, y2, dcm__domains=d)
+    np.testing.assert_allclose(pipe[0].transform(X_test), reference.transform(X_test))
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = make_pipeline(
+            DCM(gamma=GAMMA).set_fit_request(domains=True),
+            StandardScaler(),
+            SVC(kernel="linear"),
+        )
+        routed.fit(X, y2, domains=d)
+        np.testing.assert_allclose(routed[0].transform(X_test), reference.transform(X_test))
+        assert routed.predict(X_test).shape == (len(X_test),)
+
+
+def test_fit_shared_equals_separate_fits_and_shares_the_feature_map():
+    X, y, d, X_test = problem()
+    models = [
+        DCM(gamma=GAMMA),
+        DCM(gamma=GAMMA, regularize=False),
+        DICA(gamma=GAMMA),
+        COIR(gamma=GAMMA),
+    ]
+    fitted = fit_shared(models, X, y, domains=d)
+    assert all(cpu >= 0 and wall >= 0 for _, cpu, wall in fitted)
+    assert fitted[0][0].feature_map_ is fitted[3][0].feature_map_
+    for model, _, _ in fitted:
+        alone = type(model)(**model.get_params()).fit(X, y, domains=d)
+        np.testing.assert_allclose(model.transform(X_test), alone.transform(X_test))
+
+
+def test_dcm_projection_separates_classes_better_than_domains():
+    """Sanity: with a domain shift along x_3, DCM's top direction tracks y, not the domain."""
+    rng = np.random.default_rng(5)
+    n = 300
+    d = rng.integers(0, 5, n)
+    X = rng.normal(size=(n, 3))
+    X[:, 2] += 2.0 * d
+    y = (X[:, 0] > 0).astype(int)
+    z = DCM(1, gamma=0.3).fit(X, y, domains=d).transform(X)[:, 0]
+    assert abs(np.corrcoef(z, y)[0, 1]) > 0.6
+    domain_means = np.array([z[d == g].mean() for g in range(5)])
+    assert domain_means.std() < 0.3
+
+
+def test_invalid_parameters_are_named():
+    X, y, d, _ = problem()
+    with pytest.raises(ValueError, match="approximation"):
+        DCM(approximation="svd").fit(X, y, domains=d)
+    with pytest.raises(ValueError, match="nystroem"):
+        DCM(solver="paper").fit(X, y, domains=d)
+    with pytest.raises(ValueError, match="domains"):
+        DCM().fit(X, y, domains=d[:-1])
+
+
+@parametrize_with_checks(
+    [
+        DCM(),
+        DCM(regularize=False),
+        FastDCM(random_state=0),
+        FastDCM(solver="paper", random_state=0),
+        DICA(),
+        DICA(supervised=False),
+        COIR(),
+    ]
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -1,0 +1,14 @@
+"""Tidy run table, Table 4 (CSV and Markdown) and the landmark sweep table."""
+
+from krepro.experiments.dcm_parkinsons import aggregate, sweep_table, tidy
+from krepro.records import atomic_write_text, read_records
+from krepro.report.dcm import table4_markdown
+from krepro.runtime import job
+
+with job(snakemake):
+    runs = tidy(read_records(snakemake.input))
+    table = aggregate(runs)
+    atomic_write_text(snakemake.output.runs, runs.to_csv(index=False))
+    atomic_write_text(snakemake.output.table, table.to_csv(index=False))
+    atomic_write_text(snakemake.output.markdown, table4_markdown(table) + "\n")
+    atomic_write_text(snakemake.output.sweep, sweep_table(runs).to_csv(index=False))
