@@ -1,0 +1,480 @@
+r"""Fair empirical risk minimisation (FERM; Donini, Oneto, Ben-David, Shawe-Taylor, Pontil 2018).
+
+Equal opportunity asks that the true-positive rate be the same in both sensitive groups.
+FERM relaxes it to the linear loss: the mean decision value over the positives of each group,
+
+.. math::
+
+    \Bigl|\frac1{|A_1|}\sum_{i\in A_1} f(x_i) - \frac1{|A_0|}\sum_{i\in A_0} f(x_i)\Bigr|
+    \le \varepsilon, \qquad A_g = \{i : y_i = +1,\ s_i = g\},
+
+and adds it to the SVM (the constraint discussed in §6.5 of Grünewälder & Khaleghi 2021,
+their eq. (12)). Two estimators:
+
+:class:`FERMClassifier` (kernel FERM)
+    The SVM dual with the fairness row of Donini et al. (their eq. (14)): with
+    :math:`f(x) = \sum_j \alpha_j y_j k(x_j, x) + b` and
+    :math:`\tau_j = \mathrm{mean}_{i\in A_1} k(x_i, x_j) - \mathrm{mean}_{i\in A_0} k(x_i, x_j)`,
+
+    .. math::
+
+        \min_\alpha\ \tfrac12 \alpha^\top (yy^\top\circ K)\alpha - 1^\top\alpha
+        \quad\text{s.t.}\quad 0\le\alpha\le C,\quad y^\top\alpha = 0,\quad
+        \Bigl|\sum_j \alpha_j y_j \tau_j\Bigr| \le \varepsilon .
+
+    ``epsilon=0`` (the reference's choice) is an equality row. The dense QP is solved by
+    PIQP's dense interior-point backend through :mod:`qpsolvers` (``benchmarks/ferm.py``
+    compares it with the reference's cvxopt formulation).
+:class:`LinearFERM`
+    The closed form for the linear kernel: with
+    :math:`u = \mathrm{mean}(x\,|\,y=+1, s=s_{\min}) - \mathrm{mean}(x\,|\,y=+1, s=s_{\max})`
+    and a coordinate :math:`k` with :math:`u_k \ne 0`, map :math:`x \mapsto x - (x_k/u_k)u`,
+    delete coordinate :math:`k` and fit a linear SVM; the resulting weight vector is
+    orthogonal to :math:`u` (ε = 0).
+
+Both take the sensitive feature in ``fit(X, y, *, sensitive_features=...)``, so cross-
+validation (sklearn metadata routing, or a manual split) slices it per fold — the FERM
+reference passes it to the constructor and misaligns it inside ``GridSearchCV``.
+``sensitive_features=None`` means one group: no constraint, the plain SVM.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import qpsolvers
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.svm import SVC
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from krepro.kernels import gram
+
+__all__ = ["FERMClassifier", "LinearFERM", "equal_opportunity_gap", "solve_ferm_dual"]
+
+INTERCEPTS = ("free", "all_support")
+SELECTIONS = ("argmax_abs", "argmax")
+
+
+def _binary_targets(estimator, y):
+    """Set ``classes_`` and return y as ±1 (+1 = ``classes_[1]``, the positive class)."""
+    check_classification_targets(y)
+    y_type = type_of_target(y, input_name="y", raise_unknown=True)
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise ValueError(
+            f"The number of classes has to be greater than one; got {len(classes)} class."
+        )
+    if y_type != "binary":
+        raise ValueError(
+            f"Only binary classification is supported. The type of the target is {y_type}."
+        )
+    estimator.classes_ = classes
+    return np.where(y == classes[1], 1.0, -1.0)
+
+
+def _groups(sensitive_features, n_samples):
+    """Binary group labels as a 1-d array, or None for one group."""
+    if sensitive_features is None:
+        return None
+    s = np.asarray(sensitive_features)
+    if s.ndim == 2 and s.shape[1] == 1:
+        s = s[:, 0]
+    if s.ndim != 1 or s.shape[0] != n_samples:
+        raise ValueError(
+            f"sensitive_features must be 1-d with one entry per sample ({n_samples}), "
+            f"got shape {s.shape}."
+        )
+    values = np.unique(s)
+    if len(values) > 2:
+        raise ValueError(
+            f"FERM needs a binary sensitive feature; got {len(values)} distinct values."
+        )
+    return s
+
+
+def _positive_groups(y_signed, s):
+    """Masks of the positives of the lower and the higher sensitive value, or None."""
+    if s is None:
+        return None
+    positives = y_signed > 0
+    values = np.unique(s[positives])
+    if len(values) < 2:
+        warnings.warn(
+            "Only one sensitive group has positive examples: the fairness constraint is "
+            "undefined and is dropped (plain SVM).",
+            UserWarning,
+            stacklevel=3,
+        )
+        return None
+    low, high = values.min(), values.max()
+    return positives & (s == low), positives & (s == high)
+
+
+def equal_opportunity_gap(decision, y_true, sensitive_features, pos_label=1):
+    """Donini's linear-loss gap: mean decision value on the positives, group high − group low.
+
+    This is what the FERM constraint bounds by ε on the training set.
+    """
+    decision = np.asarray(decision, dtype=float)
+    y_true, s = np.asarray(y_true), np.asarray(sensitive_features)
+    positives = y_true == pos_label
+    values = np.unique(s[positives])
+    if len(values) < 2:
+        raise ValueError("Both sensitive groups need positive examples.")
+    low, high = values.min(), values.max()
+    return float(decision[positives & (s == high)].mean() - decision[positives & (s == low)].mean())
+
+
+def solve_ferm_dual(K, y_signed, C, fairness_row=None, epsilon=0.0, solver="piqp", **options):
+    r"""Solve the (fair) SVM dual; return α.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Kernel matrix.
+    y_signed : ndarray of shape (n,)
+        Labels in {−1, +1}.
+    C : float
+        Box bound.
+    fairness_row : ndarray of shape (n,), default=None
+        :math:`y\circ\tau`; ``None`` solves the plain SVM dual.
+    epsilon : float, default=0
+        Bound on ``|fairness_row @ α|``; 0 gives an equality row.
+    solver : str, default="piqp"
+        Any :mod:`qpsolvers` solver; PIQP and ProxQP use their dense backends.
+    **options
+        Passed to the solver.
+    """
+    n = len(y_signed)
+    P = np.outer(y_signed, y_signed) * K
+    q = -np.ones(n)
+    A, b, G, h = y_signed[None, :], np.zeros(1), None, None
+    if fairness_row is not None:
+        if epsilon == 0:
+            A, b = np.vstack([A, fairness_row]), np.zeros(2)
+        else:
+            G, h = np.vstack([fairness_row, -fairness_row]), np.full(2, float(epsilon))
+    if solver in ("piqp", "proxqp"):
+        options = {"backend": "dense", **options}
+    alpha = qpsolvers.solve_qp(
+        P,
+        q,
+        G=G,
+        h=h,
+        A=A,
+        b=b,
+        lb=np.zeros(n),
+        ub=np.full(n, float(C)),
+        solver=solver,
+        **options,
+    )
+    if alpha is None:
+        raise RuntimeError(f"QP solver {solver!r} found no solution (n = {n}, C = {C}).")
+    return np.clip(alpha, 0.0, C)
+
+
+def _intercept(alpha, y_signed, f0, C, mode, sv_tol):
+    """Intercept from the KKT conditions (``free``) or the reference's mean over all SVs."""
+    support = alpha > sv_tol * C
+    if mode == "all_support":
+        return float(np.mean(y_signed[support] - f0[support])) if support.any() else 0.0
+    free = support & (alpha < C * (1 - sv_tol))
+    if free.any():
+        return float(np.mean(y_signed[free] - f0[free]))
+    # No free SV: midpoint of the interval the KKT conditions allow (as libsvm does).
+    at_zero, at_c = ~support, ~(alpha < C * (1 - sv_tol))
+    lower = np.r_[1 - f0[at_zero & (y_signed > 0)], -1 - f0[at_c & (y_signed < 0)]]
+    upper = np.r_[-1 - f0[at_zero & (y_signed < 0)], 1 - f0[at_c & (y_signed > 0)]]
+    lo = lower.max() if lower.size else -np.inf
+    hi = upper.min() if upper.size else np.inf
+    if np.isfinite(lo) and np.isfinite(hi):
+        return float(0.5 * (lo + hi))
+    return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
+
+
+class FERMClassifier(ClassifierMixin, BaseEstimator):
+    r"""Kernel FERM: the SVM with Donini et al.'s equal-opportunity constraint.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+        Kernel, with :class:`sklearn.svm.SVC`'s parametrisation
+        (RBF :math:`k(x,y)=\exp(-\gamma\lVert x-y\rVert^2)`).
+    C : float, default=1.0
+        SVM regularisation (box bound of the dual).
+    gamma : float or {"scale", "auto"}, default="scale"
+        Kernel scale, as in :class:`~sklearn.svm.SVC`.
+    degree : int, default=3
+        Polynomial degree.
+    coef0 : float, default=0.0
+        Polynomial offset.
+    epsilon : float, default=0.0
+        Bound on the gap of mean decision values over the positives of the two groups
+        (training set); 0 (the reference) is an equality constraint.
+    intercept : {"free", "all_support"}, default="free"
+        ``"free"`` averages :math:`y_i - f_0(x_i)` over the free support vectors
+        (:math:`0<\alpha_i<C`, the KKT conditions; libsvm's rule); ``"all_support"`` averages
+        it over all support vectors including bound ones, as the FERM reference does.
+    solver : str, default="piqp"
+        :mod:`qpsolvers` backend.
+    sv_tol : float, default=1e-6
+        α below ``sv_tol * C`` is zero; above ``(1 - sv_tol) * C`` it is at the bound.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        ``classes_[1]`` is the positive class (y = +1 of the constraint).
+    support_ : ndarray of shape (n_SV,)
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+    dual_coef_ : ndarray of shape (1, n_SV)
+        :math:`\alpha_i y_i` of the support vectors (as in ``SVC``).
+    intercept_ : ndarray of shape (1,)
+    fairness_gap_ : float or None
+        Mean decision value over the training positives of the higher sensitive value minus
+        that of the lower one; ``|fairness_gap_| <= epsilon`` up to solver tolerance. None
+        without a constraint.
+    objective_ : float
+        Dual objective :math:`\tfrac12\alpha^\top Q\alpha - 1^\top\alpha` at the solution.
+    n_features_in_ : int
+
+    References
+    ----------
+    M. Donini, L. Oneto, S. Ben-David, J. Shawe-Taylor, M. Pontil. Empirical Risk Minimization
+    Under Fairness Constraints. NeurIPS 2018, §3 and eq. (14).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krepro.ferm import FERMClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.integers(0, 2, 200); X = rng.normal(size=(200, 2)) + s[:, None]
+    >>> y = (X[:, 0] + 0.3 * rng.normal(size=200) > 0.5).astype(int)
+    >>> clf = FERMClassifier(kernel="rbf", C=1.0, gamma=0.5).fit(X, y, sensitive_features=s)
+    >>> abs(clf.fairness_gap_) < 1e-6
+    True
+    """
+
+    def __init__(
+        self,
+        kernel="rbf",
+        C=1.0,
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        epsilon=0.0,
+        intercept="free",
+        solver="piqp",
+        sv_tol=1e-6,
+    ):
+        self.kernel = kernel
+        self.C = C
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.epsilon = epsilon
+        self.intercept = intercept
+        self.solver = solver
+        self.sv_tol = sv_tol
+
+    def _kernel(self, X, Y=None):
+        if self.kernel == "linear":
+            return gram(X, Y, "linear")
+        if self.kernel == "rbf":
+            return gram(X, Y, "rbf", gamma=self._gamma)
+        if self.kernel == "poly":
+            return gram(X, Y, "poly", gamma=self._gamma, degree=self.degree, coef0=self.coef0)
+        raise ValueError(f"kernel must be 'rbf', 'linear' or 'poly', got {self.kernel!r}.")
+
+    def _resolve_gamma(self, X):
+        if self.gamma == "scale":
+            variance = X.var()
+            return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+        if self.gamma == "auto":
+            return 1.0 / X.shape[1]
+        if not isinstance(self.gamma, (int, float, np.number)) or self.gamma <= 0:
+            raise ValueError(f"gamma must be 'scale', 'auto' or positive, got {self.gamma!r}.")
+        return float(self.gamma)
+
+    def _check_params(self):
+        if not self.C > 0:
+            raise ValueError(f"C must be positive, got {self.C!r}.")
+        if not self.epsilon >= 0:
+            raise ValueError(f"epsilon must be non-negative, got {self.epsilon!r}.")
+        if self.intercept not in INTERCEPTS:
+            raise ValueError(f"intercept must be one of {INTERCEPTS}, got {self.intercept!r}.")
+
+    def fit(self, X, y, *, sensitive_features=None):
+        """Solve the fair SVM dual.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two classes; ``classes_[1]`` is the positive class of the constraint.
+        sensitive_features : array-like of shape (n_samples,), default=None
+            Binary group of every sample; ``None`` means one group (plain SVM).
+
+        Returns
+        -------
+        self : FERMClassifier
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=float)
+        y_signed = _binary_targets(self, y)
+        s = _groups(sensitive_features, X.shape[0])
+        self._gamma = self._resolve_gamma(X)
+        K = self._kernel(X)
+        groups = _positive_groups(y_signed, s)
+        fairness_row = None
+        if groups is not None:
+            low, high = groups
+            tau = K[high].mean(axis=0) - K[low].mean(axis=0)
+            fairness_row = y_signed * tau
+        alpha = solve_ferm_dual(K, y_signed, self.C, fairness_row, self.epsilon, self.solver)
+        f0 = K @ (alpha * y_signed)
+        self.objective_ = float(0.5 * alpha @ (y_signed * f0) - alpha.sum())
+        b = _intercept(alpha, y_signed, f0, self.C, self.intercept, self.sv_tol)
+        support = np.flatnonzero(alpha > self.sv_tol * self.C)
+        self.support_ = support
+        self.support_vectors_ = X[support]
+        self.dual_coef_ = (alpha * y_signed)[support][None, :]
+        self.intercept_ = np.array([b])
+        self.fairness_gap_ = None
+        if groups is not None:
+            self.fairness_gap_ = float(f0[groups[1]].mean() - f0[groups[0]].mean())
+        return self
+
+    def decision_function(self, X):
+        """Signed distance-like score; positive means ``classes_[1]`` (as ``SVC``)."""
+        check_is_fitted(self, "dual_coef_")
+        X = validate_data(self, X, dtype=float, reset=False)
+        return self._kernel(X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
+
+    def predict(self, X):
+        """Class labels."""
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class LinearFERM(ClassifierMixin, BaseEstimator):
+    r"""Linear FERM: project the data orthogonally to the group gap, then a linear SVM.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Linear SVM regularisation.
+    selection : {"argmax_abs", "argmax"}, default="argmax_abs"
+        Coordinate :math:`k` that is eliminated: the largest :math:`|u_k|` (numerically the
+        safest; what the FERM reference's commit message describes) or the largest
+        :math:`u_k`, which is what the reference code does (``linear_ferm.py`` line 48).
+        The constraint holds either way, but the SVM regularises the reduced weights, so the
+        choice changes the solution.
+    tol : float, default=1e-3
+        Tolerance of the linear SVM (``SVC(kernel="linear")``).
+    max_iter : int, default=-1
+        Iteration cap of the linear SVM (−1: none).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    u_ : ndarray of shape (n_features,) or None
+        Mean of the positives of the lowest sensitive value minus that of the highest.
+    feature_index_ : int or None
+        Eliminated coordinate :math:`k`.
+    svc_ : SVC
+        The linear SVM on the reduced features.
+    coef_ : ndarray of shape (1, n_features)
+        Weight vector in the original coordinates (orthogonal to ``u_``).
+    intercept_ : ndarray of shape (1,)
+    n_iter_ : int
+        Iterations of the linear SVM.
+    n_features_in_ : int
+
+    References
+    ----------
+    Donini et al., NeurIPS 2018, §4 (linear case).
+    """
+
+    def __init__(self, C=1.0, selection="argmax_abs", tol=1e-3, max_iter=-1):
+        self.C = C
+        self.selection = selection
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _reduce(self, X):
+        if self.u_ is None:
+            return X
+        k, u = self.feature_index_, self.u_
+        Z = X - np.outer(X[:, k] / u[k], u)
+        return np.delete(Z, k, axis=1)
+
+    def fit(self, X, y, *, sensitive_features=None):
+        """Fit the linear SVM on the projected features.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sensitive_features : array-like of shape (n_samples,), default=None
+            Binary group of every sample; ``None`` means one group (plain linear SVM).
+
+        Returns
+        -------
+        self : LinearFERM
+        """
+        if self.selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}.")
+        X, y = validate_data(self, X, y, dtype=float)
+        y_signed = _binary_targets(self, y)
+        s = _groups(sensitive_features, X.shape[0])
+        groups = _positive_groups(y_signed, s)
+        self.u_, self.feature_index_ = None, None
+        if groups is not None:
+            low, high = groups
+            u = X[low].mean(axis=0) - X[high].mean(axis=0)
+            k = int(np.argmax(np.abs(u) if self.selection == "argmax_abs" else u))
+            if u[k] != 0:  # u = 0: the constraint already holds for every w
+                self.u_, self.feature_index_ = u, k
+        Z = self._reduce(X)
+        degenerate = Z.shape[1] == 0  # one feature: only w = 0 is orthogonal to u
+        if degenerate:
+            Z = np.zeros((X.shape[0], 1))
+        self.svc_ = SVC(kernel="linear", C=self.C, tol=self.tol, max_iter=self.max_iter)
+        self.svc_.fit(Z, y_signed)
+        w = self.svc_.coef_[0]
+        if degenerate:
+            coef = np.zeros(X.shape[1])
+        elif self.u_ is None:
+            coef = w.copy()
+        else:
+            # f(x) = wᵀD(x − (x_k/u_k)u): coef = Dᵀw − e_k (uᵀDᵀw)/u_k, orthogonal to u.
+            k, u = self.feature_index_, self.u_
+            coef = np.insert(w, k, 0.0)
+            coef[k] = -(u @ coef) / u[k]
+        self.coef_ = coef[None, :]
+        self.intercept_ = self.svc_.intercept_.copy()
+        self.n_iter_ = int(np.max(self.svc_.n_iter_))
+        return self
+
+    def decision_function(self, X):
+        """Score; positive means ``classes_[1]``."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, dtype=float, reset=False)
+        return X @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X):
+        """Class labels."""
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

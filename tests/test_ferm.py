@@ -1,0 +1,164 @@
+"""FERM (Donini et al. 2018): SVC equivalence, the constraint, CV routing, sklearn contract."""
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from krepro.ferm import FERMClassifier, LinearFERM, equal_opportunity_gap, solve_ferm_dual
+from krepro.kernels import gram
+
+
+def _data(n=240, seed=0):
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, 2, n)
+    X = rng.normal(size=(n, 3)) + 0.8 * s[:, None]
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] + 0.5 * rng.normal(size=n) > 0.6, 1, -1)
+    return X, y, s
+
+
+@parametrize_with_checks([FERMClassifier(), FERMClassifier(kernel="linear"), LinearFERM()])
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+@pytest.mark.parametrize("how", ["no_groups", "inactive_epsilon"])
+def test_single_group_or_inactive_constraint_equals_svc(kernel, how):
+    # With one group (or ε above the SVM's own gap) the QP is the SVM dual: the decision
+    # function must equal libsvm's. Tolerance: libsvm at tol 1e-10 vs the interior-point
+    # solution (~1e-8 on α), amplified by the kernel sums → 1e-4 on O(1) scores.
+    X, y, s = _data()
+    svc = SVC(kernel=kernel, C=1.0, gamma=0.5, tol=1e-10).fit(X, y)
+    if how == "no_groups":
+        ferm = FERMClassifier(kernel=kernel, C=1.0, gamma=0.5).fit(X, y)
+    else:
+        gap = abs(equal_opportunity_gap(svc.decision_function(X), y, s))
+        ferm = FERMClassifier(kernel=kernel, C=1.0, gamma=0.5, epsilon=2 * gap + 1.0)
+        ferm.fit(X, y, sensitive_features=s)
+    np.testing.assert_allclose(ferm.decision_function(X), svc.decision_function(X), atol=1e-4)
+    np.testing.assert_array_equal(ferm.predict(X), svc.predict(X))
+    assert set(ferm.support_) == set(svc.support_)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("epsilon", [0.0, 0.02, 0.1])
+def test_constraint_holds_on_training_set(kernel, epsilon):
+    X, y, s = _data(seed=1)
+    svc_gap = abs(
+        equal_opportunity_gap(SVC(kernel=kernel, gamma=0.5).fit(X, y).decision_function(X), y, s)
+    )
+    assert svc_gap > 0.15  # the constraint is active for every ε: the SVM violates it
+    ferm = FERMClassifier(kernel=kernel, C=1.0, gamma=0.5, epsilon=epsilon)
+    ferm.fit(X, y, sensitive_features=s)
+    gap = equal_opportunity_gap(ferm.decision_function(X), y, s)
+    assert abs(gap) <= epsilon + 1e-6
+    assert gap == pytest.approx(ferm.fairness_gap_, abs=1e-9)  # the intercept cancels
+    if epsilon > 0:
+        assert abs(gap) == pytest.approx(epsilon, abs=1e-5)  # active: on the boundary
+
+
+def test_reference_intercept_averages_all_support_vectors():
+    X, y, s = _data(seed=2)
+    ref = FERMClassifier(C=1.0, gamma=0.5, intercept="all_support").fit(X, y, sensitive_features=s)
+    K = gram(X, X[ref.support_], "rbf", gamma=0.5)
+    f0 = K @ ref.dual_coef_[0]
+    assert ref.intercept_[0] == pytest.approx(
+        np.mean(np.where(y[ref.support_] > 0, 1, -1) - f0[ref.support_])
+    )
+
+
+def test_qp_matches_cvxopt_reference_formulation():
+    cvxopt = pytest.importorskip("cvxopt")
+    X, y, s = _data(n=150, seed=3)
+    yy = y.astype(float)
+    K = gram(X, kernel="rbf", gamma=0.5)
+    pos = yy > 0
+    row = yy * (K[pos & (s == 1)].mean(0) - K[pos & (s == 0)].mean(0))
+    alpha = solve_ferm_dual(K, yy, 1.0, row)
+    n = len(y)
+    cvxopt.solvers.options.update(show_progress=False, abstol=1e-12, reltol=1e-12, feastol=1e-12)
+    sol = cvxopt.solvers.qp(
+        cvxopt.matrix(np.outer(yy, yy) * K),
+        cvxopt.matrix(-np.ones(n)),
+        cvxopt.matrix(np.vstack([-np.eye(n), np.eye(n)])),
+        cvxopt.matrix(np.r_[np.zeros(n), np.ones(n)]),
+        cvxopt.matrix(np.vstack([yy, row])),
+        cvxopt.matrix(np.zeros(2)),
+    )
+    ref = np.ravel(sol["x"])
+    P = np.outer(yy, yy) * K
+
+    def objective(a):
+        return 0.5 * a @ P @ a - a.sum()
+
+    assert objective(alpha) == pytest.approx(objective(ref), abs=1e-6)
+
+
+def test_linear_ferm_weights_orthogonal_to_gap_and_equal_mean_scores():
+    X, y, s = _data(seed=4)
+    for selection in ("argmax_abs", "argmax"):
+        clf = LinearFERM(C=1.0, selection=selection).fit(X, y, sensitive_features=s)
+        assert abs(clf.coef_[0] @ clf.u_) < 1e-10
+        assert abs(equal_opportunity_gap(clf.decision_function(X), y, s)) < 1e-10
+        np.testing.assert_allclose(
+            clf.decision_function(X), clf.svc_.decision_function(clf._reduce(X)), atol=1e-10
+        )
+
+
+def test_linear_ferm_selection_rules():
+    u = np.array([0.3, -2.0, 0.5])
+    rng = np.random.default_rng(5)
+    n = 400
+    s = rng.integers(0, 2, n)
+    X = rng.normal(size=(n, 3))
+    y = np.where(rng.random(n) < 0.5, 1, -1)
+    X[(y > 0) & (s == 0)] += u  # positives of the low group shifted by u
+    assert LinearFERM(selection="argmax_abs").fit(X, y, sensitive_features=s).feature_index_ == 1
+    assert LinearFERM(selection="argmax").fit(X, y, sensitive_features=s).feature_index_ == 2
+
+
+def test_linear_ferm_without_groups_equals_linear_svc():
+    X, y, _ = _data(seed=6)
+    clf = LinearFERM(C=0.5).fit(X, y)
+    svc = SVC(kernel="linear", C=0.5).fit(X, y)
+    np.testing.assert_allclose(clf.decision_function(X), svc.decision_function(X), atol=1e-10)
+
+
+def test_gridsearch_routes_sensitive_features_per_fold():
+    # Metadata routing slices sensitive_features with the fold's rows; the reference instead
+    # indexes a full-length column by fold position. Record what each fit receives.
+    X, y, s = _data(n=100, seed=7)
+    seen = []
+
+    class Spy(FERMClassifier):
+        def fit(self, X, y, *, sensitive_features=None):
+            seen.append((X.copy(), np.asarray(sensitive_features).copy()))
+            return super().fit(X, y, sensitive_features=sensitive_features)
+
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = GridSearchCV(
+            Spy(kernel="linear").set_fit_request(sensitive_features=True),
+            {"C": [0.5, 1.0]},
+            cv=StratifiedKFold(3),
+        )
+        search.fit(X, y, sensitive_features=s)
+    assert len(seen) == 2 * 3 + 1
+    row_of = {tuple(x): k for k, x in enumerate(X)}
+    for Xf, sf in seen:
+        rows = [row_of[tuple(x)] for x in Xf]
+        np.testing.assert_array_equal(sf, s[rows])
+
+
+def test_errors_name_the_problem():
+    X, y, s = _data(n=60)
+    with pytest.raises(ValueError, match="binary sensitive"):
+        FERMClassifier().fit(X, y, sensitive_features=np.arange(60) % 3)
+    with pytest.raises(ValueError, match="one entry per sample"):
+        FERMClassifier().fit(X, y, sensitive_features=s[:10])
+    with pytest.raises(ValueError, match="epsilon"):
+        FERMClassifier(epsilon=-1).fit(X, y)
+    with pytest.raises(ValueError, match="intercept"):
+        FERMClassifier(intercept="mean").fit(X, y)

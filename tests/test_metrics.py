@@ -1,0 +1,86 @@
+"""Measures of Table 1: error, DEO (vs fairlearn), e_β (hand-computed and independence)."""
+
+import numpy as np
+import pytest
+
+from krepro.metrics import (
+    beta_dependence,
+    equal_opportunity_difference,
+    misclassification_rate,
+    relative_beta_dependence,
+    true_positive_rates,
+)
+
+
+def test_misclassification_rate():
+    assert misclassification_rate([1, -1, 1, 1], [1, 1, -1, 1]) == 0.5
+    with pytest.raises(ValueError, match="different lengths"):
+        misclassification_rate([1, 1], [1])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_deo_equals_fairlearn_equal_opportunity_difference(seed):
+    fairlearn_metrics = pytest.importorskip("fairlearn.metrics")
+    rng = np.random.default_rng(seed)
+    n = 500
+    s = rng.integers(0, 2, n)
+    y_true = rng.integers(0, 2, n)
+    y_pred = np.where(rng.random(n) < 0.3 + 0.4 * s, 1, 0)
+    ours = equal_opportunity_difference(y_true, y_pred, sensitive_features=s)
+    theirs = fairlearn_metrics.equal_opportunity_difference(y_true, y_pred, sensitive_features=s)
+    assert ours == pytest.approx(theirs, abs=1e-12)
+
+
+def test_deo_hand_computed_with_signed_labels():
+    # group 0: positives at rows 0, 1, 2 → predicted +1 twice → TPR 2/3
+    # group 1: positives at rows 4, 5   → predicted +1 once  → TPR 1/2
+    y_true = np.array([1, 1, 1, -1, 1, 1, -1])
+    y_pred = np.array([1, 1, -1, 1, 1, -1, 1])
+    s = np.array([0, 0, 0, 0, 1, 1, 1])
+    assert true_positive_rates(y_true, y_pred, s) == {0: pytest.approx(2 / 3), 1: 0.5}
+    assert equal_opportunity_difference(y_true, y_pred, sensitive_features=s) == pytest.approx(
+        1 / 6
+    )
+
+
+def test_deo_nan_when_a_group_has_no_positive():
+    assert np.isnan(equal_opportunity_difference([1, -1], [1, 1], sensitive_features=[0, 1]))
+
+
+def test_beta_dependence_hand_computed_table():
+    # n = 8. Joint counts (ŷ, s): (1,0)=3, (1,1)=1, (-1,0)=1, (-1,1)=3.
+    # P(ŷ=1) = P(s=0) = 1/2, so every product is 1/4 and each cell differs by 1/8:
+    # Σ |·| = 4 · 1/8 = 0.5 (Table-1 convention, no ½), 0.25 with Bradley's ½.
+    y_pred = np.array([1, 1, 1, 1, -1, -1, -1, -1])
+    s = np.array([0, 0, 0, 1, 0, 1, 1, 1])
+    assert beta_dependence(y_pred, s) == pytest.approx(0.5)
+    assert beta_dependence(y_pred, s, halve=True) == pytest.approx(0.25)
+
+
+def test_beta_dependence_unbalanced_hand_computed():
+    # n = 10; s=1 for 4 rows; ŷ=1 for 5 rows, 3 of them with s=1.
+    # P(ŷ=1,s=1)=.3 vs .5·.4=.2; P(ŷ=1,s=0)=.2 vs .3; P(ŷ=0,s=1)=.1 vs .2; P(ŷ=0,s=0)=.4 vs .3
+    y_pred = np.array([1, 1, 1, 1, 1, 0, 0, 0, 0, 0])
+    s = np.array([1, 1, 1, 0, 0, 1, 0, 0, 0, 0])
+    assert beta_dependence(y_pred, s) == pytest.approx(0.4)
+
+
+def test_beta_dependence_zero_when_independent_by_construction():
+    # Every prediction value occurs equally often in each group (a product design), so the
+    # empirical joint law factorises exactly.
+    s = np.repeat([0, 1], 60)
+    y_pred = np.tile(np.repeat([1, -1, 1], [10, 30, 20]), 2)
+    assert beta_dependence(y_pred, s) == pytest.approx(0.0, abs=1e-15)
+    assert beta_dependence(np.ones(120), s) == 0.0  # constant predictions
+
+
+def test_beta_dependence_maximum_and_labels_superset():
+    s = np.repeat([0, 1], 50)
+    assert beta_dependence(s, s) == pytest.approx(1.0)  # ŷ = S, balanced: the code's max
+    y_pred = np.where(s == 1, 1, -1)
+    assert beta_dependence(y_pred, s, labels=[-1, 1, 7]) == beta_dependence(y_pred, s)
+
+
+def test_relative_beta_dependence():
+    assert relative_beta_dependence(0.02, 0.06) == pytest.approx(1 / 3)
+    assert np.isnan(relative_beta_dependence(0.1, 0.0))

@@ -1,0 +1,124 @@
+"""Students generator (§7.1) and the fairness experiments' small pieces."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from krepro.data.students import students_sample
+from krepro.experiments.adult import cross_validated_choice, grid_candidates
+from krepro.experiments.students import aggregate, run_repetition, tidy
+from krepro.report.fairness import adult_table1, students_section
+from krepro.seeding import generator
+
+PAPER = dict(
+    theta=2.0, mu=2.5, sigma=0.5, low=1.0, high=4.0, shift_probability=0.9, y0_divisor=4.0,
+    s_sampling="bernoulli", true_label="threshold",
+)  # fmt: skip
+CODE = {**PAPER, "theta": 2.5, "s_sampling": "balanced", "true_label": "noisy_threshold"}
+
+
+def test_paper_generator_follows_the_data_model():
+    sample = students_sample(generator(0, "t"), 20000, **PAPER)
+    X, S = sample.X[:, 0], sample.S
+    assert abs(S.mean() - 0.5) < 0.02  # Bernoulli(½)
+    # X = X0 − B (S = 0) or X0 + B (S = 1), X0 ∈ [1, 4], B ~ Bernoulli(0.9)
+    assert X[S == 0].min() >= 0 and X[S == 0].max() <= 4
+    assert X[S == 1].min() >= 1 and X[S == 1].max() <= 5
+    assert X[S == 1].mean() - X[S == 0].mean() == pytest.approx(2 * 0.9, abs=0.05)
+    # observed labels: Y0 · 1{X + S ≥ θ}; never positive below the threshold
+    assert not np.any(sample.y[(X + S) < 2.0])
+    # true labels 1{X0 ≥ 2}: P(X0 ≥ 2) for TN(2.5, 0.5) on [1, 4] ≈ 0.84
+    assert sample.y_true.mean() == pytest.approx(0.84, abs=0.02)
+    # E[Y0] = E[X0]/4 ≈ 2.5/4: the typo resolution makes Y0 non-degenerate
+    assert sample.y[(X + S) >= 4.5].mean() == pytest.approx(0.7, abs=0.1)
+
+
+def test_verbatim_typo_gives_degenerate_y0():
+    sample = students_sample(generator(0, "t"), 2000, **{**PAPER, "y0_divisor": 1.0})
+    X, S = sample.X[:, 0], sample.S
+    np.testing.assert_array_equal(sample.y, (X + S >= 2.0).astype(int))  # Y0 ≡ 1
+
+
+def test_code_generator():
+    sample = students_sample(generator(0, "t"), 1000, **CODE)
+    np.testing.assert_array_equal(sample.S, np.repeat([0, 1], 500))  # balanced, sorted
+    # the code's "true" label keeps the Bernoulli noise: Y0 · 1{X0 ≥ 2.5} ≤ 1{X0 ≥ 2.5}
+    assert 0.2 < sample.y_true.mean() < 0.5
+
+
+def test_generator_rejects_unknown_options():
+    with pytest.raises(ValueError, match="s_sampling"):
+        students_sample(generator(0), 10, **{**PAPER, "s_sampling": "coin"})
+
+
+def test_cross_validated_choice_picks_first_best():
+    y = np.array([0, 1] * 10)
+    choice, score, scores = cross_validated_choice(
+        ["bad", "good", "good2"],
+        lambda c, tr, va: y[va] if c.startswith("good") else 1 - y[va],
+        y,
+        5,
+    )
+    assert choice == "good" and score == 1.0 and scores[0] == 0.0
+    assert grid_candidates({"C": [1, 2], "gamma": [0.1, 1]}, "rbf")[:2] == [(1, 0.1), (1, 1)]
+    assert grid_candidates({"C": [1, 2], "gamma": [0.1]}, "linear") == [(1, None), (2, None)]
+
+
+@pytest.fixture(scope="module")
+def tiny_runs():
+    records = []
+    for variant, params in (("paper", PAPER), ("authors_code", CODE)):
+        extra = {"oblivious_include_s": variant != "paper", "linear_ferm_selection": "argmax_abs"}
+        for repetition in range(2):
+            records += run_repetition(
+                seed=3,
+                repetition=repetition,
+                variant=variant,
+                variant_params={**params, **extra},
+                sizes={"n_train": 200, "n_estimation": 200, "n_test": 300},
+                Cs=[0.25, 1.0],
+                n_folds=3,
+            )
+    return tidy(records)
+
+
+def test_students_experiment_oblivious_is_nearly_independent(tiny_runs):
+    table = aggregate(tiny_runs)
+    assert len(table) == 6 and (table["n_reps"] == 2).all()
+    beta = table.set_index(["variant", "method"])["beta_mean"]
+    for variant in ("paper", "authors_code"):
+        assert beta[variant, "oblivious_svm"] < 0.15 < beta[variant, "linear_svm"]
+
+
+def test_students_section_renders(tiny_runs):
+    reference = {
+        "claims": {
+            "oblivious_smallest_beta": {"text": "t", "source": "s", "max_beta": 0.05, "z": 2},
+            "oblivious_smallest_true_error": {"text": "t", "source": "s", "z": 2},
+        }
+    }
+    text = students_section(aggregate(tiny_runs), tiny_runs, reference, "paper")
+    assert text.count("- **") == 4
+
+
+def test_adult_table1_relative_beta():
+    runs = pd.DataFrame(
+        {
+            "protocol": "reference",
+            "grid": "g",
+            "method": ["svm_linear", "oblivious_linear"],
+            "kernel": "linear",
+            "test_error": [0.2, 0.21],
+            "deo": [0.05, 0.05],
+            "beta": [0.06, 0.02],
+            "C": [1.0, 2.0],
+            "gamma": [np.nan, np.nan],
+            "cv_accuracy": [0.8, 0.8],
+            "n_train": [1628, 814],
+            "n_test": 12661,
+            "cpu_seconds": 1.0,
+        }
+    )
+    table = adult_table1(runs).set_index("method")
+    assert table.loc["oblivious_linear", "relative_beta_percent"] == pytest.approx(100 / 3)
+    assert table.loc["svm_linear", "relative_beta_percent"] == pytest.approx(100)

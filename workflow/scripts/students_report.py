@@ -1,0 +1,19 @@
+"""Paper-vs-reproduced section for the students experiment (§7.1, Fig. 3)."""
+
+import pandas as pd
+import yaml
+
+from krepro.records import atomic_write_text
+from krepro.report.fairness import students_section
+from krepro.runtime import job
+
+with job(snakemake):
+    with open(snakemake.input.reference, encoding="utf-8") as handle:
+        reference = yaml.safe_load(handle)["oblivious"]["students"]
+    section = students_section(
+        pd.read_csv(snakemake.input.table),
+        pd.read_csv(snakemake.input.runs),
+        reference,
+        snakemake.params.primary_variant,
+    )
+    atomic_write_text(snakemake.output[0], section)
