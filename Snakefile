@@ -1,6 +1,8 @@
 """krepro: reproduce the tables and figures of the kernel-method papers.
 
-Targets: all (default), illustration, ridge, cme. See README.md.
+Targets: all (default), illustration, students, adult, ridge, cme, dcm_synthetic,
+dcm_parkinsons.
+See README.md.
 """
 
 from pathlib import Path
@@ -22,6 +24,8 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/illustration.smk"
 include: "workflow/rules/ridge.smk"
 include: "workflow/rules/cme.smk"
+include: "workflow/rules/dcm.smk"
+include: "workflow/rules/fairness.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -34,6 +38,14 @@ localrules:
     illustration_report,
     cme_report,
     cme_oblivious_report,
+    dcm_synthetic,
+    dcm_parkinsons,
+    dcm_synthetic_report,
+    dcm_parkinsons_report,
+    students,
+    adult,
+    students_report,
+    adult_report,
     ridge_report,
     report,
 
@@ -44,4 +56,8 @@ rule all:
         rules.illustration.input,
         rules.ridge.input,
         rules.cme.input,
+        rules.dcm_synthetic.input,
+        rules.dcm_parkinsons.input,
+        rules.students.input,
+        rules.adult.input,
         "results/report.md",

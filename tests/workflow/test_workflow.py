@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -27,12 +28,29 @@ REPO = Path(__file__).resolve().parents[2]
 SNAKEFILE = REPO / "Snakefile"
 DEFAULT_CONFIG = REPO / "config" / "config.yaml"
 TINY_CONFIG = REPO / "tests" / "config" / "tiny.yaml"
+LOCAL_MIRROR = REPO.parent / "shared" / "data"
 
 TIMEOUT_S = 600
 CONDA_LINT = "Specify a conda environment or container for each rule"
 VERDICTS = ("reproduced", "partly reproduced", "inconclusive", "not reproduced")
 ILLUSTRATION_RULES = {"illustration_sample", "illustration_figure", "illustration_report"}
 RIDGE_RULES = {"ridge_fit", "ridge_aggregate", "ridge_figure", "ridge_report"}
+DCM_SYNTHETIC_RULES = {
+    "dcm_synthetic_fit",
+    "dcm_synthetic_aggregate",
+    "dcm_fig2_fit",
+    "dcm_fig2_figure",
+    "dcm_synthetic_report",
+}
+DCM_PARKINSONS_RULES = {
+    "dcm_parkinsons_fit",
+    "dcm_parkinsons_aggregate",
+    "dcm_nystrom_figure",
+    "dcm_parkinsons_report",
+    "fetch_dataset",
+}
+STUDENTS_RULES = {"students_fit", "students_aggregate", "students_figure", "students_report"}
+ADULT_RULES = {"fetch_dataset", "adult_fit", "adult_aggregate", "adult_report"}
 CME_RULES = {
     "cme_run",
     "cme_figure",
@@ -58,6 +76,22 @@ OUTPUTS = [
     "results/tables/cme_oblivious.csv",
     "results/figures/cme_oblivious.png",
     "results/report/cme_oblivious.md",
+    "results/tables/dcm_table3.csv",
+    "results/tables/dcm_table3.md",
+    "results/figures/dcm_fig2.png",
+    "results/report/dcm_synthetic.md",
+    "results/tables/dcm_table4.csv",
+    "results/tables/dcm_table4.md",
+    "results/tables/dcm_nystrom.csv",
+    "results/figures/dcm_nystrom.png",
+    "results/report/dcm_parkinsons.md",
+    "results/tables/students.csv",
+    "results/figures/oblivious_fig3.png",
+    "results/report/students.md",
+    "results/tables/adult_table1.csv",
+    "results/tables/adult_table1.md",
+    "results/tables/adult_table1.tex",
+    "results/report/adult.md",
     "results/report.md",
 ]
 # Files that must not depend on --cores or on job order (the run records also hold CPU
@@ -70,6 +104,10 @@ DETERMINISTIC = [
     "results/illustration/points.csv",
     "results/tables/cme.csv",
     "results/tables/cme_oblivious.csv",
+    "results/tables/dcm_table3.csv",
+    "results/dcm_synthetic/fig2_projections.csv",
+    "results/tables/students.csv",
+    "results/tables/adult_table1.csv",
 ]
 
 
@@ -93,8 +131,14 @@ def snakemake(
     cmd += ["--cores", str(cores), *args]
     if config is not None:
         cmd += ["--replace-workflow-config", "--configfile", str(config)]
+    # Offline machines (and CI) read the UCI files from the byte-exact mirror next to the
+    # checkout when there is one; otherwise the download rule goes to UCI.
+    env = dict(os.environ)
+    if "KREPRO_DATA_MIRROR" not in env and LOCAL_MIRROR.is_dir():
+        env["KREPRO_DATA_MIRROR"] = str(LOCAL_MIRROR)
     return subprocess.run(
         cmd,
+        env=env,
         cwd=workdir if workdir is not None else REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -186,10 +230,24 @@ def tiny_run(tmp_path_factory) -> Path:
 @pytest.mark.parametrize(
     ("target", "expected"),
     [
-        ("all", ILLUSTRATION_RULES | RIDGE_RULES | CME_RULES | {"report", "all"}),
+        (
+            "all",
+            ILLUSTRATION_RULES
+            | STUDENTS_RULES
+            | ADULT_RULES
+            | RIDGE_RULES
+            | CME_RULES
+            | DCM_SYNTHETIC_RULES
+            | DCM_PARKINSONS_RULES
+            | {"report", "all"},
+        ),
         ("illustration", ILLUSTRATION_RULES | {"illustration"}),
+        ("students", STUDENTS_RULES | {"students"}),
+        ("adult", ADULT_RULES | {"adult"}),
         ("ridge", RIDGE_RULES | {"ridge"}),
         ("cme", CME_RULES | {"cme"}),
+        ("dcm_synthetic", DCM_SYNTHETIC_RULES | {"dcm_synthetic"}),
+        ("dcm_parkinsons", DCM_PARKINSONS_RULES | {"dcm_parkinsons"}),
     ],
 )
 def test_default_config_dry_run_schedules_expected_rules(target, expected):
@@ -201,7 +259,17 @@ def test_default_config_dry_run_schedules_expected_rules(target, expected):
     stats = job_stats(out)
     assert set(stats) == expected, out
     config = load_yaml(DEFAULT_CONFIG)
-    counts = {"ridge_fit": n_ridge_fits(config), "cme_oblivious_fit": n_cme_oblivious_fits(config)}
+    counts = {
+        "ridge_fit": n_ridge_fits(config),
+        "cme_oblivious_fit": n_cme_oblivious_fits(config),
+        "dcm_synthetic_fit": len(config["dcm_synthetic"]["etas"])
+        * len(config["dcm_synthetic"]["gammas"]),
+        "dcm_parkinsons_fit": config["dcm_parkinsons"]["n_repetitions"],
+        "students_fit": len(config["students"]["variants"]),
+        "adult_fit": len(config["adult"]["protocols"]) * len(config["adult"]["run_grids"]),
+        # one download per file: adult.data and adult.test, parkinsons_updrs.data
+        "fetch_dataset": {"adult": 2, "dcm_parkinsons": 1, "all": 3}.get(target, 0),
+    }
     for rule, count in stats.items():
         assert count == counts.get(rule, 1), (rule, stats)
 
@@ -323,7 +391,9 @@ def test_ridge_parameter_reruns_only_ridge(tiny_run, tiny, tmp_path):
     stats = job_stats(out)
     assert set(stats) == RIDGE_RULES | {"report", "all"}, out
     assert stats["ridge_fit"] == n_ridge_fits(tiny), stats
-    assert not [rule for rule in stats if rule.startswith(("illustration", "cme"))], stats
+    assert not [
+        r for r in stats if r.startswith(("illustration", "cme", "dcm", "adult", "students"))
+    ]
     assert "Params have changed" in out, out
 
 
@@ -390,7 +460,6 @@ def test_invalid_config_is_rejected_before_any_job(break_config, dry_run, tiny, 
 def test_killed_run_resumes_without_recomputing(tiny_run, tmp_path):
     """SIGKILL the whole snakemake process group mid-run; unlock and rerun: the run completes,
     finished jobs are not recomputed and every artifact is whole."""
-    import os
     import signal
     import time
 

@@ -2,9 +2,13 @@
 
 REPORT_SECTIONS = [
     "results/report/illustration.md",
+    "results/report/students.md",
+    "results/report/adult.md",
     "results/report/ridge.md",
     "results/report/cme.md",
     "results/report/cme_oblivious.md",
+    "results/report/dcm_synthetic.md",
+    "results/report/dcm_parkinsons.md",
 ]
 
 
