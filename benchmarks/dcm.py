@@ -37,7 +37,7 @@ from krepro.dcm import DCM, FastDCM, median_gamma
 from krepro.seeding import generator
 
 DEFAULT_DATA = (
-    Path(os.environ.get("KREPRO_DATA_MIRROR", "../shared/data"))
+    Path(os.environ.get("KREPRO_DATA_MIRROR", "resources"))
     / "parkinsons"
     / ("parkinsons_updrs.data")
 )

@@ -12,7 +12,7 @@ the optimum on this problem; the default-tolerance cvxopt objective is reported 
 
 Run (from the repository root; needs ``cvxopt`` and the Adult files)::
 
-    KREPRO_DATA_MIRROR=../shared/data .venv/bin/python benchmarks/ferm.py \
+    KREPRO_DATA_MIRROR=/path/to/uci/mirror .venv/bin/python benchmarks/ferm.py \
         --json benchmarks/out/ferm.json
 
 Timings: best of ``--repeats`` wall-clock runs with BLAS threads capped at ``--threads``

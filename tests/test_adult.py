@@ -47,7 +47,8 @@ def test_parser_refuses_other_files(tmp_path):
 
 
 def test_reference_protocol_fingerprints(reference):
-    # Fingerprints of the FERM loader load_adult(smaller=True) (protocol note, appendix §5.1).
+    # Fingerprints of the FERM loader load_adult(smaller=True) as measured with the FERM
+    # repository's own code on the same UCI files.
     r = reference
     assert r.X_train.shape == (1628, 13) and r.X_test.shape == (12661, 13)
     assert r.feature_names[9] == "gender" and r.sensitive_columns == (9,)

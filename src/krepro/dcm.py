@@ -10,7 +10,7 @@ data pooled over several domains, for any downstream estimator
   :math:`S_v = K_v (K_v + N\varepsilon I)^{-1}`. ``regularize=False`` is eq. (12) as printed;
   ``regularize=True`` (default) replaces the implicit :math:`\Sigma_{xx}^{-1}` by
   :math:`(\Sigma_{xx} + \varepsilon I)^{-1}`, i.e. adds :math:`N\varepsilon I` to both sides
-  (protocol note ``dcm.md`` §2.4: eq. (12) is ill-posed as printed).
+  (eq. (12) is ill-posed as printed).
 * :class:`FastDCM` — the same problem on Nyström kernels (eqs. (13)–(21)) with ``M``
   landmarks shared by the x, y and domain kernels; ``solver="paper"`` runs eqs. (16)–(21)
   literally (Ω with its extra :math:`+N\varepsilon I_M`), ``solver="reduced"`` the reduced
@@ -34,7 +34,7 @@ In a :class:`~sklearn.pipeline.Pipeline`, route the domains either with fit para
 (``sklearn.set_config(enable_metadata_routing=True)``, ``DCM().set_fit_request(domains=True)``,
 then ``pipe.fit(X, y, domains=d)``). ``transform`` needs no domains.
 
-Conventions (protocol note §2–§5, §10)
+Conventions
 -------------------------------------
 * Kernels are centred on the training set; new points are centred with the *training*
   means (``dica.m`` uses test-batch means, which is transductive).
@@ -477,7 +477,7 @@ class COIR(_DomainProjection):
     __doc__ = (
         r"""Covariance Operator Inverse Regression (Kim & Pavlovic) — **reconstructed**.
 
-    :math:`(K_x + N\varepsilon I)^{-1} S_y K_x\beta = \lambda\beta` (protocol note §5): the
+    :math:`(K_x + N\varepsilon I)^{-1} S_y K_x\beta = \lambda\beta`: the
     kernel inverse-regression eigenproblem without slicing. No reference implementation or
     full text was available to check the placement of the regulariser; domains are ignored
     (COIR is DICA's single-domain special case).

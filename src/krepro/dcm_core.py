@@ -1,6 +1,6 @@
 r"""Numerical core of :mod:`krepro.dcm`: feature maps, smoother Gram matrices, eigen-solvers.
 
-Everything is solved in a reduced :math:`r \times r` form (protocol note ``dcm.md`` §2.3).
+Everything is solved in a reduced :math:`r \times r` form.
 A *feature map* factors the centred training Gram matrix as :math:`K_x = F F^\top` with
 orthogonal columns (:math:`A = F^\top F = \mathrm{diag}(a_1, \dots, a_r)`, all :math:`a_j > 0`)
 and gives, for any point :math:`x`, a vector :math:`f(x)` with

@@ -15,7 +15,7 @@ r"""Measures of Table 1 and Fig. 3 of the oblivious-data paper (§7.1).
 
   The extracted text shows a leading factor that is probably ½ (Bradley's β-coefficient); the
   authors' code (``SVM_Example.estimate_beta_dependence``) uses :math:`c = 1`, and Table 1's
-  numbers follow that convention (SVM linear 0.063 → "0.06"; protocol note §3). **The default
+  numbers follow that convention (SVM linear 0.063 → "0.06"). **The default
   here is c = 1 (the Table 1 convention)**; ``halve=True`` gives Bradley's ½. The maximum with
   c = 1 is 1 (the prediction equals a balanced binary S).
 * :func:`relative_beta_dependence` — :math:`e_\beta` relative to a baseline (Table 1: the SVM

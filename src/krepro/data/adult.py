@@ -5,7 +5,7 @@ The paper (Grünewälder & Khaleghi 2021, §7.1, Table 1) used the FERM reposito
 both
 
 ``"reference"``
-    that loader, faithfully, from the raw UCI files (protocol note §4 and its appendix §5.1):
+    that loader, faithfully, from the raw UCI files:
     the 45222 complete rows of ``adult.data`` + ``adult.test`` label-encoded with ``np.unique``
     codes (ordinal, not one-hot), standard-scaled on train *and* test together, training rows =
     the first ⌊32561/20⌋ = 1628 complete ``adult.data`` rows, test rows = rows 32561… of the

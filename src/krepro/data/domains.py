@@ -4,7 +4,7 @@ Each of ``n_domains`` domains draws :math:`n_i \sim \mathrm{Poisson}(\text{mean 
 points :math:`x \sim N(0, \Sigma_i)` in :math:`\mathbb R^d` with
 :math:`\Sigma_i \sim \mathcal W(\eta I_d, \text{df})` (``scipy.stats.wishart(df, ηI)``,
 :math:`E\Sigma_i = \text{df}\,\eta I`, MATLAB ``wishrnd``'s parameterisation). Labels follow
-one function for all domains (protocol note ``dcm.md`` §6.1, bracket typo resolved):
+one function for all domains (the paper's bracket typo resolved):
 
 .. math:: y = \mathrm{sgn}\big(\mathrm{sgn}(b_1^\top x + \varepsilon_1)
           \log|b_2^\top x + \varepsilon_2 + c|\big), \qquad \mathrm{sgn}(0) := +1,

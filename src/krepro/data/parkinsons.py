@@ -2,7 +2,7 @@
 
 ``parkinsons_updrs.data``: a CSV with a header, 5,875 recordings of 42 subjects (101–168
 each), columns ``subject#, age, sex, test_time, motor_UPDRS, total_UPDRS`` and the 16 voice
-measures used as features by the DCM paper (protocol note ``dcm.md`` §8). The subjects are
+measures used as features by the DCM paper. The subjects are
 the domains. The file is fetched by the workflow's checksummed ``fetch_dataset`` rule
 (:mod:`krepro.data.download`); :func:`load_parkinsons` verifies the SHA-256 again, so a
 modified copy is refused wherever it comes from.

@@ -11,7 +11,7 @@ Two points of the text cannot be used as written; each is resolved by a named pa
   is the text verbatim.
 * The truncated normal's mean and sd are not given: ``mu = 2.5, sigma = 0.5`` (the code's).
 
-The authors' code further differs (protocol note §3): S is exactly balanced (first half 0),
+The authors' code further differs: S is exactly balanced (first half 0),
 θ = 2.5, the "true" label keeps the Bernoulli noise (Y0·1{X0 ≥ θ}), and the oblivious kernel
 sees [X, S]. These are the parameters of the ``authors_code`` variant in the config.
 """

@@ -15,7 +15,7 @@ Methods (``METHODS``): the SVM (``sklearn.svm.SVC``), linear FERM in closed form
 and RBF kernels), the oblivious SVM (``SVC(kernel="precomputed")`` on the oblivious Gram of
 :class:`~krepro.oblivious.ObliviousKernel`) and the M-oblivious SVM (SVM on the plain kernel,
 applied to oblivious test features). The paper does not describe its oblivious SVM on Adult;
-this follows the reconstruction of the protocol note (§4): S = 1{male}; the first half of the
+this is a reconstruction: S = 1{male}; the first half of the
 training rows are the learner's points, the second half estimate the conditional means;
 gender removed from the oblivious SVM's input (``oblivious_drop_sensitive``).
 """

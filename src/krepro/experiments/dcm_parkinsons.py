@@ -5,8 +5,8 @@ z-scored with training statistics, for each target (motor and total UPDRS): COIR
 DCM in the standard (exact kernel PCA) and fast (Nyström, ``M`` landmarks shared by x, y and
 the domain kernel, the same landmarks for every fast method) versions, ε-SVR on the z-scored
 projections; sanity rows: SVR on the raw (z-scored) features and the training-mean
-predictor. Kernels: RBF on x and y with the median heuristic (protocol note ``dcm.md`` §6.3:
-"γ set to the median" read as the median heuristic), delta on the subject.
+predictor. Kernels: RBF on x and y with the median heuristic
+("γ set to the median" read as the median heuristic), delta on the subject.
 
 Timing: ``fit_cpu_seconds`` / ``fit_wall_seconds`` cover the dimension-reduction fit
 (kernels, solve, projection of the training points), not the SVR; the standard methods share

@@ -2,7 +2,7 @@ r"""DCM paper, synthetic experiment (Table 3) and projection figure (Fig. 2).
 
 Table 3: per (η, γ, repetition) draw 10 domains (:func:`krepro.data.domains.domain_sample`),
 train on 7 random domains and report the accuracy on the pooled points of the other 3.
-Methods (protocol note ``dcm.md`` §6.1): a pooled RBF SVM on raw x (no dimension reduction),
+Methods: a pooled RBF SVM on raw x (no dimension reduction),
 and COIR, DICA and DCM (regularised and eq. (12) as printed) projecting onto ``m = 2``
 directions followed by a linear SVM on the z-scored projections (DICA's transformed kernel
 :math:`K\mathcal B\mathcal B^\top K` is exactly a linear kernel on the projections).

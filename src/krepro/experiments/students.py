@@ -7,7 +7,7 @@ oblivious features' conditional means, and a test sample (n = 1000), from
 * ``linear_svm`` — ``SVC(kernel="linear")`` on [X, S];
 * ``linear_ferm`` — :class:`~krepro.ferm.LinearFERM` on [X, S] (groups routed per fold);
 * ``oblivious_svm`` — ``SVC(kernel="precomputed")`` on the linear oblivious Gram of X (paper)
-  or of [X, S] (authors' code; identical for a linear kernel, protocol note §4.1).
+  or of [X, S] (authors' code; identical for a linear kernel).
 
 The SVM and FERM see S as a feature, as on Adult (the paper's Fig. 3 shows FERM with a clearly
 non-zero dependence, which a 1-d input would not allow: linear FERM on X alone can only

@@ -1,7 +1,7 @@
 """Tables, figures and paper-vs-reproduced sections of the DCM experiments.
 
-The paper's Table 3 and Table 4 numbers could not be retrieved (protocol note ``dcm.md``
-§7), so every check is of a *claim*, with paired per-split differences (same data split,
+The paper's Table 3 and Table 4 numbers could not be retrieved from any available text,
+so every check is of a *claim*, with paired per-split differences (same data split,
 same landmarks) and their standard errors; verdicts are computed, never typed in.
 """
 
@@ -111,7 +111,7 @@ def synthetic_section(table, runs, reference):
         "## DCM — synthetic domains (Table 3)",
         "",
         f"Accuracy on the 3 unseen domains, mean ± sd over {n_reps} repetitions"
-        " (the paper's numbers are not available; see the protocol note §7).",
+        " (the paper's numbers are not available).",
         *_few_splits_note(n_reps),
         "",
         table3_markdown(table),
