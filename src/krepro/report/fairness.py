@@ -70,7 +70,6 @@ def adult_table1(runs):
                     "cv_accuracy": row["cv_accuracy"],
                     "n_train": row["n_train"],
                     "n_test": row["n_test"],
-                    "cpu_seconds": row["cpu_seconds"],
                 }
             )
     table = pd.DataFrame(rows)
