@@ -114,6 +114,15 @@ DETERMINISTIC = [
 # --------------------------------------------------------------------------- helpers
 
 
+def snakemake_env() -> dict[str, str]:
+    """Offline machines (and CI) read the UCI files from the byte-exact mirror next to the
+    checkout when there is one; otherwise the download rule goes to UCI."""
+    env = dict(os.environ)
+    if "KREPRO_DATA_MIRROR" not in env and LOCAL_MIRROR.is_dir():
+        env["KREPRO_DATA_MIRROR"] = str(LOCAL_MIRROR)
+    return env
+
+
 def snakemake(
     *args: str,
     workdir: Path | None = None,
@@ -131,14 +140,9 @@ def snakemake(
     cmd += ["--cores", str(cores), *args]
     if config is not None:
         cmd += ["--replace-workflow-config", "--configfile", str(config)]
-    # Offline machines (and CI) read the UCI files from the byte-exact mirror next to the
-    # checkout when there is one; otherwise the download rule goes to UCI.
-    env = dict(os.environ)
-    if "KREPRO_DATA_MIRROR" not in env and LOCAL_MIRROR.is_dir():
-        env["KREPRO_DATA_MIRROR"] = str(LOCAL_MIRROR)
     return subprocess.run(
         cmd,
-        env=env,
+        env=snakemake_env(),
         cwd=workdir if workdir is not None else REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -469,8 +473,8 @@ def test_killed_run_resumes_without_recomputing(tiny_run, tmp_path):
         "--replace-workflow-config", "--configfile", str(TINY_CONFIG),
     ]  # fmt: skip
     process = subprocess.Popen(
-        cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True,
+        cmd, cwd=tmp_path, env=snakemake_env(), stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     runs = tmp_path / "results" / "ridge" / "runs"
     deadline = time.monotonic() + 300
