@@ -1,7 +1,7 @@
 """krepro: reproduce the tables and figures of the kernel-method papers.
 
 Targets: all (default), illustration, students, adult, ridge, cme, dcm_synthetic,
-dcm_parkinsons.
+dcm_parkinsons, coverage.
 See README.md.
 """
 
@@ -26,6 +26,7 @@ include: "workflow/rules/ridge.smk"
 include: "workflow/rules/cme.smk"
 include: "workflow/rules/dcm.smk"
 include: "workflow/rules/fairness.smk"
+include: "workflow/rules/coverage.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -46,6 +47,8 @@ localrules:
     adult,
     students_report,
     adult_report,
+    coverage,
+    coverage_report,
     ridge_report,
     report,
 
@@ -60,4 +63,5 @@ rule all:
         rules.dcm_parkinsons.input,
         rules.students.input,
         rules.adult.input,
+        rules.coverage.input,
         "results/report.md",

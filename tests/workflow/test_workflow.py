@@ -51,6 +51,7 @@ DCM_PARKINSONS_RULES = {
 }
 STUDENTS_RULES = {"students_fit", "students_aggregate", "students_figure", "students_report"}
 ADULT_RULES = {"fetch_dataset", "adult_fit", "adult_aggregate", "adult_report"}
+COVERAGE_RULES = {"coverage_shard", "coverage_aggregate", "coverage_figure", "coverage_report"}
 CME_RULES = {
     "cme_run",
     "cme_figure",
@@ -92,6 +93,12 @@ OUTPUTS = [
     "results/tables/adult_table1.md",
     "results/tables/adult_table1.tex",
     "results/report/adult.md",
+    "results/tables/coverage_table1.csv",
+    "results/tables/coverage_table1.md",
+    "results/coverage/repetitions.csv",
+    "results/figures/coverage_fig1.png",
+    "results/figures/coverage_rmse.png",
+    "results/report/coverage.md",
     "results/report.md",
 ]
 # Files that must not depend on --cores or on job order (the run records also hold CPU
@@ -108,6 +115,8 @@ DETERMINISTIC = [
     "results/dcm_synthetic/fig2_projections.csv",
     "results/tables/students.csv",
     "results/tables/adult_table1.csv",
+    "results/tables/coverage_table1.csv",
+    "results/coverage/repetitions.csv",
 ]
 
 
@@ -193,6 +202,14 @@ def n_ridge_fits(config: dict) -> int:
     return len(ridge["variants"]) * len(ridge["experiments"])
 
 
+def n_coverage_shards(config: dict) -> int:
+    settings = config["coverage"]
+    return sum(
+        math.ceil(variant["n_repetitions"] / settings["shard_size"])
+        for variant in settings["variants"].values()
+    )
+
+
 def n_cme_oblivious_fits(config: dict) -> int:
     settings = config["cme_oblivious"]
     return len(settings["sensitive_dims"]) * len(settings["experiments"])
@@ -243,6 +260,7 @@ def tiny_run(tmp_path_factory) -> Path:
             | CME_RULES
             | DCM_SYNTHETIC_RULES
             | DCM_PARKINSONS_RULES
+            | COVERAGE_RULES
             | {"report", "all"},
         ),
         ("illustration", ILLUSTRATION_RULES | {"illustration"}),
@@ -252,6 +270,7 @@ def tiny_run(tmp_path_factory) -> Path:
         ("cme", CME_RULES | {"cme"}),
         ("dcm_synthetic", DCM_SYNTHETIC_RULES | {"dcm_synthetic"}),
         ("dcm_parkinsons", DCM_PARKINSONS_RULES | {"dcm_parkinsons"}),
+        ("coverage", COVERAGE_RULES | {"coverage"}),
     ],
 )
 def test_default_config_dry_run_schedules_expected_rules(target, expected):
@@ -270,6 +289,7 @@ def test_default_config_dry_run_schedules_expected_rules(target, expected):
         * len(config["dcm_synthetic"]["gammas"]),
         "dcm_parkinsons_fit": config["dcm_parkinsons"]["n_repetitions"],
         "students_fit": len(config["students"]["variants"]),
+        "coverage_shard": n_coverage_shards(config),
         "adult_fit": len(config["adult"]["protocols"]) * len(config["adult"]["run_grids"]),
         # one download per file: adult.data and adult.test, parkinsons_updrs.data
         "fetch_dataset": {"adult": 2, "dcm_parkinsons": 1, "all": 3}.get(target, 0),
@@ -301,7 +321,8 @@ def test_tiny_run_outputs(tiny_run, tiny):
     for path in OUTPUTS:
         assert (tiny_run / path).is_file(), f"missing {path}"
         assert (tiny_run / path).stat().st_size > 0, f"empty {path}"
-    for figure in ("oblivious_fig2.png", "oblivious_fig4.png", "cme.png", "cme_oblivious.png"):
+    figures = ("oblivious_fig2.png", "oblivious_fig4.png", "cme.png", "cme_oblivious.png")
+    for figure in (*figures, "coverage_fig1.png", "coverage_rmse.png"):
         assert (tiny_run / "results/figures" / figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -9,6 +9,7 @@ REPORT_SECTIONS = [
     "results/report/cme_oblivious.md",
     "results/report/dcm_synthetic.md",
     "results/report/dcm_parkinsons.md",
+    "results/report/coverage.md",
 ]
 
 

@@ -1,0 +1,348 @@
+"""Coverage study (krepro.experiments.coverage, krepro.report.coverage)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from scipy.stats import binomtest
+
+from krepro.distributed import DistributedKernelRidge, bootstrap_band
+from krepro.experiments.coverage import (
+    BANDS,
+    CoverageSettings,
+    draw_sample,
+    load_shards,
+    noise_sd,
+    penalty,
+    run_repetition,
+    run_shard,
+    save_shard,
+    settings_from_config,
+    shard_ranges,
+    true_function,
+)
+from krepro.report.coverage import (
+    aggregate,
+    cochran_q,
+    coverage_section,
+    plot_coverage,
+    plot_rmse,
+    table1_markdown,
+    table1_wide,
+    tidy,
+    wilson_interval,
+)
+from krepro.seeding import generator
+
+REPO = Path(__file__).resolve().parents[1]
+TINY = CoverageSettings(
+    n_samples=512,
+    partitions=(4, 8, 16),
+    targets=(2, 4, 8),
+    n_resamples=300,
+    confidence_level=0.95,
+    rho=penalty(512, 1e-3, 3),
+)
+# The claim thresholds of config/paper_reference.yaml (section coverage), inlined so that
+# these tests do not depend on that file's other contents.
+REFERENCE = {
+    "values_note": "No values.",
+    "setup": {
+        "n_samples": {"value": 65536, "source": "text"},
+        "n_repetitions": {"value": 2000, "source": "text"},
+    },
+    "claims": {
+        "t_independence": {
+            "text": "T-independence",
+            "source": "s",
+            "alpha": 0.01,
+            "max_spread": 0.03,
+            "max_halfwidth": 0.02,
+        },
+        "nominal_above_128": {
+            "text": "nominal for P > 128",
+            "source": "s",
+            "min_partitions": 256,
+            "max_halfwidth": 0.02,
+            "max_bold_share": 0.1,
+        },
+        "below_nominal_up_to_128": {
+            "text": "below for P <= 128",
+            "source": "s",
+            "max_partitions": 128,
+            "max_halfwidth": 0.02,
+        },
+        "accuracy_declines": {
+            "text": "accuracy declines for P >= 2048",
+            "source": "s",
+            "first_decline": 2048,
+            "decline_rel": 0.25,
+        },
+    },
+}
+
+
+# --------------------------------------------------------------------------- protocol
+
+
+def test_penalty_is_the_authors_value():
+    # Protocol note §1.6: rho = 1e-3 N^(-6/7) = 7.4403e-8 at N = 2^16; ablation N^(-8/9).
+    assert penalty(2**16, 1e-3, 3) == pytest.approx(7.4403e-8, rel=1e-4)
+    assert penalty(2**16, 1e-3, 4) == pytest.approx(1e-3 * 2 ** (-16 * 8 / 9), rel=1e-12)
+
+
+def test_sample_follows_the_protocol():
+    x, y, targets = draw_sample(3, 0, 200_000, 8)
+    assert x.min() >= 0 and x.max() < 1 and len(targets) == 8
+    z = (y - true_function(x)) / noise_sd(x)  # standardised noise: N(0, 1)
+    assert abs(z.mean()) < 0.01 and abs(z.var() - 1) < 0.015
+    assert noise_sd(0.5) == 1.0 and noise_sd(0.0) == pytest.approx(np.e)
+    # Same seed and repetition: same draw; the prediction set's prefix does not depend on
+    # how many points are drawn (T-configurations are nested).
+    x2, _, targets2 = draw_sample(3, 0, 200_000, 4)
+    np.testing.assert_array_equal(x, x2)
+    np.testing.assert_array_equal(targets[:4], targets2)
+    assert not np.array_equal(draw_sample(3, 1, 10, 2)[0], x[:10])
+
+
+def test_settings_from_config():
+    section = {
+        "n_samples": 1024,
+        "partitions": [8, 16],
+        "targets": [2, 4],
+        "n_resamples": 100,
+        "confidence_level": 0.9,
+        "kernel": {"nu": 2.5, "length_scale": 0.5},
+        "variants": {"a": {"rho_scale": 1e-3, "rho_smoothness": 4, "n_repetitions": 3}},
+    }
+    settings = settings_from_config(section, "a")
+    assert settings.partitions == (8, 16) and settings.nu == 2.5
+    assert settings.rho == pytest.approx(penalty(1024, 1e-3, 4))
+    assert shard_ranges(10, 4) == [(0, 4), (4, 8), (8, 10)]
+
+
+def test_repetition_equals_the_library_path():
+    # The shared-draw, nested, one-bootstrap-per-P repetition gives exactly what the plain
+    # estimator + bootstrap_band give for each (P, T) configuration on its own.
+    seed, repetition = 5, 2
+    result = run_repetition(seed, repetition, TINY, bootstrap_dtype=np.float64, rank_tolerance=None)
+    x, y, targets = draw_sample(seed, repetition, TINY.n_samples, max(TINY.targets))
+    for j, p in enumerate(TINY.partitions):
+        model = DistributedKernelRidge(n_partitions=p, rho=TINY.rho).fit(x[:, None], y)
+        for k, t in enumerate(TINY.targets):
+            local = model.predict_local(targets[:t, None])
+            band = bootstrap_band(
+                local,
+                TINY.confidence_level,
+                TINY.n_resamples,
+                random_state=generator(seed, "coverage", repetition, "bootstrap", p),
+            )
+            truth = true_function(targets[:t])
+            assert result["tail_index"][j, k] == band.tail_index
+            assert result["n_inside"][j, k] == round(band.bootstrap_coverage * 300)
+            assert result["covered"][j, k, 0] == band.covers(truth, "percentile")
+            assert result["covered"][j, k, 1] == band.covers(truth, "basic")
+            mse = np.mean((band.estimate - truth) ** 2)
+            assert result["squared_error"][j, k] == pytest.approx(mse, rel=1e-8)
+
+
+# --------------------------------------------------------------------------- shards
+
+
+def _strip(shard):
+    return {k: v for k, v in shard.items() if k != "cpu_seconds"}
+
+
+def test_shard_size_does_not_change_results():
+    whole = run_shard(7, 0, 4, TINY)
+    pieces = [run_shard(7, a, b, TINY) for a, b in shard_ranges(4, 3)]
+    joined = {k: np.concatenate([piece[k] for piece in pieces]) for k in whole}
+    for key, value in _strip(whole).items():
+        np.testing.assert_array_equal(value, joined[key], err_msg=key)
+
+
+def test_same_seed_gives_identical_tables(tmp_path):
+    def table(seed, shard_size):
+        paths = []
+        for variant in ("a", "b"):
+            for first, stop in shard_ranges(4, shard_size):
+                path = tmp_path / f"{seed}-{shard_size}-{variant}-{first}.npz"
+                save_shard(path, run_shard(seed, first, stop, TINY), TINY, variant, seed)
+                paths.append(path)
+        runs = tidy(load_shards(paths))
+        return runs.to_csv(index=False), aggregate(runs, 0.95, (2,)).to_csv(index=False)
+
+    first = table(11, 4)
+    assert table(11, 4) == first
+    assert table(11, 1) == first  # and whatever the sharding
+    assert table(12, 4)[0] != first[0]
+
+
+def test_shard_roundtrip_and_tidy_checks(tmp_path):
+    shard = run_shard(1, 0, 2, TINY)
+    save_shard(tmp_path / "s.npz", shard, TINY, "v", 1)
+    (loaded,) = load_shards([tmp_path / "s.npz"])
+    np.testing.assert_array_equal(loaded["covered"], shard["covered"])
+    assert str(loaded["variant"]) == "v" and float(loaded["setting_rho"]) == TINY.rho
+    runs = tidy([loaded])
+    assert len(runs) == 2 * 3 * 3
+    assert set(runs.columns) >= {"covered_percentile", "covered_basic", "squared_error"}
+    later = dict(loaded, repetition=loaded["repetition"] + 1)  # repetitions 1, 2: no 0
+    with pytest.raises(ValueError, match=r"repetitions must be 0\.\.R-1"):
+        tidy([later])
+
+
+# --------------------------------------------------------------------------- aggregate
+
+
+@pytest.mark.parametrize(
+    ("successes", "n"), [(0, 20), (19, 20), (20, 20), (1900, 2000), (950, 1000)]
+)
+@pytest.mark.parametrize("level", [0.95, 0.99])
+def test_wilson_interval_matches_scipy(successes, n, level):
+    low, high = wilson_interval(successes, n, level)
+    assert low <= successes / n <= high
+    expected = binomtest(successes, n).proportion_ci(confidence_level=level, method="wilson")
+    assert low == pytest.approx(expected.low, abs=1e-10)
+    assert high == pytest.approx(expected.high, abs=1e-10)
+
+
+def synthetic_runs(coverages, n_reps, mse=None, variant="a"):
+    """Per-repetition table with exactly round(c n) covered repetitions per (P, T) cell.
+
+    ``coverages`` maps (P, T) to a coverage; the covered repetitions are the first ones,
+    so cells of one P are as strongly paired as possible.
+    """
+    rows = []
+    for (p, t), coverage in coverages.items():
+        covered = (np.arange(n_reps) < round(coverage * n_reps)).astype(int)
+        rows.append(
+            pd.DataFrame(
+                {
+                    "variant": variant,
+                    "repetition": np.arange(n_reps),
+                    "P": p,
+                    "T": t,
+                    "covered_percentile": covered,
+                    "covered_basic": covered,
+                    "squared_error": (mse or {}).get(p, 1e-3),
+                    "tail_index": 5,
+                    "bootstrap_coverage": 0.951,
+                }
+            )
+        )
+    return pd.concat(rows, ignore_index=True)
+
+
+def test_aggregate_counts_intervals_bold_and_subsets():
+    runs = synthetic_runs({(64, 2): 0.90, (256, 2): 0.95}, 2000, mse={64: 4e-4, 256: 9e-4})
+    table = aggregate(runs, 0.95, subsets=(1000, 5000), rho={"a": 1e-7})
+    assert sorted(table["n_reps"].unique()) == [1000, 2000]  # 5000 > 2000 is not a subset
+    full = table[(table["n_reps"] == 2000) & (table["band"] == "percentile")].set_index("P")
+    assert full.loc[64, "successes"] == 1800 and full.loc[64, "coverage"] == 0.9
+    assert bool(full.loc[64, "bold"]) and not bool(full.loc[256, "bold"])
+    assert full.loc[64, "wilson99_low"] < full.loc[64, "wilson95_low"] < 0.9
+    assert full.loc[256, "rmse"] == pytest.approx(0.03)
+    assert (table["rho"] == 1e-7).all() and set(table["band"]) == set(BANDS)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def test_cochran_q_for_two_settings_is_mcnemar():
+    rng = np.random.default_rng(0)
+    pairs = rng.integers(0, 2, size=(300, 2))
+    b = np.sum((pairs[:, 0] == 1) & (pairs[:, 1] == 0))
+    c = np.sum((pairs[:, 0] == 0) & (pairs[:, 1] == 1))
+    q, _ = cochran_q(pairs)
+    assert q == pytest.approx((b - c) ** 2 / (b + c))
+    assert cochran_q(np.ones((10, 3))) == (0.0, 1.0)
+
+
+def test_table1_layout():
+    runs = synthetic_runs({(64, 2): 0.90, (128, 2): 0.95, (64, 4): 0.95, (128, 4): 0.95}, 2000)
+    table = aggregate(runs, 0.95, rho={"a": 1e-7})
+    wide = table1_wide(table, "a", "percentile")
+    assert list(wide.columns) == ["T", "P = 64", "P = 128"]
+    assert wide.loc[0, "P = 64"] == "**[.88, .92]**"
+    assert wide.loc[0, "P = 128"] == "[.94, .96]"
+    assert "## `a` (ρ = 1e-07)" in table1_markdown(table, "a")
+
+
+GRID = [64, 128, 256, 512, 1024, 2048, 4096]
+FLAT_THEN_RISING = {64: 4e-4, 128: 4e-4, 256: 4e-4, 512: 4.2e-4, 1024: 4.5e-4}
+FLAT_THEN_RISING |= {2048: 8e-4, 4096: 2e-3}
+
+
+def section_verdicts(runs, primary="a"):
+    table = aggregate(runs, 0.95, rho={"a": 1e-7, "b": 5e-8})
+    settings = {"n_samples": 65536, "n_repetitions": 2000, "confidence_level": 0.95}
+    text = coverage_section(table, runs, REFERENCE, primary, settings)
+    summary = text.split("### Summary of verdicts")[1].split("###")[0]
+    verdicts = {}
+    for line in summary.strip().splitlines()[2:]:
+        claim, variant, band, verdict = (cell.strip() for cell in line.strip("|").split("|"))
+        verdicts[claim, variant, band] = verdict
+    return text, verdicts
+
+
+def test_report_reproduces_when_the_paper_holds():
+    coverages = {(p, t): (0.90 if p <= 128 else 0.95) for p in GRID for t in (2, 8)}
+    text, verdicts = section_verdicts(synthetic_runs(coverages, 2000, FLAT_THEN_RISING))
+    assert set(verdicts.values()) == {"reproduced"}, verdicts
+    assert "**no**" not in text  # the setup matches the paper's
+
+
+def test_report_flags_departures_from_the_paper():
+    coverages = {(p, t): 0.95 for p in GRID for t in (2, 8)}
+    coverages[256, 2], coverages[256, 8] = 0.99, 0.90  # depends on T, bold at P = 256
+    coverages[512, 8] = coverages[1024, 8] = 0.90
+    mse = dict.fromkeys(GRID, 4e-4) | {4096: 2e-3}  # declines only at 4096
+    _, verdicts = section_verdicts(synthetic_runs(coverages, 2000, mse))
+    assert verdicts["t_independence", "a", "percentile"] == "partly reproduced"
+    assert verdicts["nominal_above_128", "a", "percentile"] == "not reproduced"
+    assert verdicts["below_nominal_up_to_128", "a", "percentile"] == "not reproduced"
+    assert verdicts["accuracy_declines", "a", "–"] == "partly reproduced"
+
+
+def test_report_is_inconclusive_with_few_repetitions():
+    coverages = {(p, t): 0.95 for p in GRID for t in (2, 8)}
+    runs = pd.concat(
+        [
+            synthetic_runs(coverages, 48, FLAT_THEN_RISING),
+            synthetic_runs(coverages, 24, FLAT_THEN_RISING, variant="b"),
+        ]
+    )
+    _, verdicts = section_verdicts(runs)
+    assert {verdicts[c, v, "percentile"] for c in ("t_independence", "nominal_above_128")
+            for v in ("a", "b")} == {"inconclusive"}  # fmt: skip
+    assert verdicts["below_nominal_up_to_128", "b", "basic"] == "inconclusive"
+
+
+def test_figures_are_written(tmp_path):
+    runs = pd.concat(
+        [
+            synthetic_runs({(p, t): 0.95 for p in (64, 128) for t in (2, 4)}, 100),
+            synthetic_runs({(p, t): 0.9 for p in (64, 128) for t in (2, 4)}, 50, variant="b"),
+        ]
+    )
+    table = aggregate(runs, 0.95, rho={"a": 1e-7, "b": 5e-8})
+    plot_coverage(table, tmp_path / "fig1.png", "a")
+    plot_rmse(table, tmp_path / "rmse.png", "a")
+    assert (tmp_path / "fig1.png").stat().st_size > 10_000
+    assert (tmp_path / "rmse.png").stat().st_size > 10_000
+
+
+def test_paper_reference_section_has_what_the_report_needs():
+    with open(REPO / "config" / "paper_reference.yaml", encoding="utf-8") as handle:
+        reference = yaml.safe_load(handle)
+    if "coverage" not in reference:
+        pytest.skip("config/paper_reference.yaml has no coverage section yet")
+    section = reference["coverage"]
+    for claim, params in REFERENCE["claims"].items():
+        assert set(params) <= set(section["claims"][claim]), claim
+    assert {"value", "source"} <= set(section["setup"]["n_samples"])

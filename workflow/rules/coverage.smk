@@ -1,0 +1,170 @@
+"""Avanesov, distributed regression: Fig. 1 and Table 1, coverage of bootstrap bands."""
+
+import math
+
+COVERAGE = config["coverage"]
+
+
+# Checks that the JSON schema cannot express (before any job runs).
+if COVERAGE["primary_variant"] not in COVERAGE["variants"]:
+    raise ValueError(
+        f"coverage.primary_variant = {COVERAGE['primary_variant']!r} is not one of "
+        f"coverage.variants {sorted(COVERAGE['variants'])}."
+    )
+if [k for k in ("partitions", "targets") if COVERAGE[k] != sorted(set(COVERAGE[k]))]:
+    raise ValueError(
+        "coverage.partitions and coverage.targets must be strictly increasing."
+    )
+if [
+    p
+    for p in COVERAGE["partitions"]
+    if COVERAGE["n_samples"] % p or p % COVERAGE["partitions"][0]
+]:
+    raise ValueError(
+        f"coverage.partitions {COVERAGE['partitions']}: every P must divide n_samples ="
+        f" {COVERAGE['n_samples']} and be a multiple of the smallest P (nested partitions)."
+    )
+
+# Job time limit: ~3 CPU-s per repetition at N = 2^16 (benchmarks/coverage.py: 2.2), x3.
+COVERAGE_SECONDS_PER_REP = 9 * COVERAGE["n_samples"] / 65536
+COVERAGE_CODE = src_digest("distributed.py", "seeding.py", "experiments/coverage.py")
+# Shards: blocks of shard_size repetitions per penalty variant, named by their first and
+# last repetition; a larger run keeps the shards it already has (except a partial last one).
+COVERAGE_SHARDS = [
+    f"results/coverage/shards/{variant}/reps-{first:05d}-"
+    f"{min(first + COVERAGE['shard_size'], spec['n_repetitions']) - 1:05d}.npz"
+    for variant, spec in COVERAGE["variants"].items()
+    for first in range(0, spec["n_repetitions"], COVERAGE["shard_size"])
+]
+# What a repetition depends on, per variant: everything but n_repetitions, shard_size and
+# subsets, so that changing those does not rerun existing shards.
+COVERAGE_SHARD_SECTION = {
+    variant: {
+        **{
+            k: v
+            for k, v in COVERAGE.items()
+            if k not in ("shard_size", "subsets", "variants")
+        },
+        "variants": {
+            variant: {k: v for k, v in spec.items() if k != "n_repetitions"},
+        },
+    }
+    for variant, spec in COVERAGE["variants"].items()
+}
+
+
+rule coverage_shard:
+    output:
+        "results/coverage/shards/{variant}/reps-{first}-{last}.npz",
+    log:
+        "logs/coverage/shards/{variant}/reps-{first}-{last}.log",
+    benchmark:
+        "benchmarks/out/coverage/shards/{variant}/reps-{first}-{last}.tsv"
+    wildcard_constraints:
+        first=r"\d{5}",
+        last=r"\d{5}",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=lambda wc: max(
+            5,
+            math.ceil(
+                (int(wc.last) - int(wc.first) + 1) * COVERAGE_SECONDS_PER_REP / 60
+            ),
+        ),
+    params:
+        seed=config["seed"],
+        section=lambda wildcards: COVERAGE_SHARD_SECTION[wildcards.variant],
+        code=COVERAGE_CODE,
+    script:
+        "../scripts/coverage_shard.py"
+
+
+rule coverage_aggregate:
+    input:
+        COVERAGE_SHARDS,
+    output:
+        runs="results/coverage/repetitions.csv",
+        table="results/tables/coverage_table1.csv",
+        markdown="results/tables/coverage_table1.md",
+    log:
+        "logs/coverage/aggregate.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        confidence_level=COVERAGE["confidence_level"],
+        subsets=COVERAGE["subsets"],
+        primary_variant=COVERAGE["primary_variant"],
+        code=src_digest("report/coverage.py", "report/tables.py"),
+    script:
+        "../scripts/coverage_aggregate.py"
+
+
+rule coverage_figure:
+    input:
+        "results/tables/coverage_table1.csv",
+    output:
+        coverage=report(
+            "results/figures/coverage_fig1.png",
+            caption="../report/coverage_fig1.rst",
+            category="Distributed regression",
+        ),
+        rmse=report(
+            "results/figures/coverage_rmse.png",
+            caption="../report/coverage_rmse.rst",
+            category="Distributed regression",
+        ),
+    log:
+        "logs/coverage/figure.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        primary_variant=COVERAGE["primary_variant"],
+        nominal=COVERAGE["confidence_level"],
+        code=src_digest("report/coverage.py"),
+    script:
+        "../scripts/coverage_figure.py"
+
+
+rule coverage_report:
+    input:
+        table="results/tables/coverage_table1.csv",
+        runs="results/coverage/repetitions.csv",
+        reference=PAPER_REFERENCE,
+    output:
+        "results/report/coverage.md",
+    log:
+        "logs/coverage/report.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        primary_variant=COVERAGE["primary_variant"],
+        settings={
+            "n_samples": COVERAGE["n_samples"],
+            "partitions": COVERAGE["partitions"],
+            "targets": COVERAGE["targets"],
+            "n_repetitions": COVERAGE["variants"][COVERAGE["primary_variant"]][
+                "n_repetitions"
+            ],
+            "n_resamples": COVERAGE["n_resamples"],
+            "confidence_level": COVERAGE["confidence_level"],
+            "nu": COVERAGE["kernel"]["nu"],
+        },
+        code=src_digest("report/coverage.py", "report/tables.py"),
+    script:
+        "../scripts/coverage_report.py"
+
+
+rule coverage:
+    input:
+        "results/tables/coverage_table1.csv",
+        "results/tables/coverage_table1.md",
+        "results/figures/coverage_fig1.png",
+        "results/figures/coverage_rmse.png",
+        "results/report/coverage.md",
