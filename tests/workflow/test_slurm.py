@@ -50,10 +50,10 @@ def test_profile_submits_through_sbatch_retries_and_matches_local(cluster, tmp_p
 
     # Only what a one-node test cluster needs: no account, its partition, squeue for status
     # (no accounting database), short polling; the test also keeps the per-job SLURM logs.
-    # The first ridge_aggregate attempt fails on purpose.
+    # The first attempt of every ridge_fit job fails on purpose.
     monkeypatch.setenv("KREPRO_SLURM_ACCOUNT", "")
     monkeypatch.setenv("KREPRO_SLURM_PARTITION", "debug")
-    monkeypatch.setenv("KREPRO_FAIL_ONCE", f"{tmp_path / 'markers'}:ridge_aggregate")
+    monkeypatch.setenv("KREPRO_FAIL_ONCE", f"{tmp_path / 'markers'}:ridge_fit")
     out = ok(
         snakemake(
             "ridge",
@@ -70,18 +70,18 @@ def test_profile_submits_through_sbatch_retries_and_matches_local(cluster, tmp_p
             config=TINY_CONFIG,
         )
     )
-    assert (tmp_path / "markers" / "ridge_aggregate.all").exists(), out
+    assert len(list((tmp_path / "markers").glob("ridge_fit.*"))) == 4, out
 
     # Jobs went through sbatch: the plugin's per-job logs and the controller's allocations.
     slurm_logs = list((remote / ".snakemake" / "slurm_logs").rglob("*.log"))
     fitted = [p for p in slurm_logs if "rule_ridge_fit" in p.parts]
-    assert len(fitted) == 4, slurm_logs
+    assert len(fitted) == 8, slurm_logs  # 4 jobs, each failed once and retried
     # The controller starts jobs from the main scheduler ("Allocate JobId=") or the backfill
-    # scheduler ("Started JobId="): 4 ridge_fit + 2 ridge_aggregate attempts + ridge_figure
-    # (ridge_report and the target are local rules).
+    # scheduler ("Started JobId="): two attempts of each of the 4 ridge_fit jobs; aggregation,
+    # figure, report and target are local rules.
     controller_log = (cluster / "log" / "slurmctld.log").read_text()
     started = set(re.findall(r"(?:Allocate|Started) JobId=(\d+)", controller_log))
-    assert len(started) == 7, controller_log
+    assert len(started) == 8, controller_log
 
     for path in RIDGE_TABLES:
         assert (remote / path).read_bytes() == (local / path).read_bytes(), path
