@@ -194,7 +194,21 @@ def _intercept(alpha, y_signed, f0, C, mode, sv_tol):
     return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
 
 
-class FERMClassifier(ClassifierMixin, BaseEstimator):
+class _BinaryClassifierMixin(ClassifierMixin):
+    """``predict`` from the sign of ``decision_function``; binary problems only."""
+
+    def predict(self, X):
+        """Class labels."""
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
     r"""Kernel FERM: the SVM with Donini et al.'s equal-opportunity constraint.
 
     Parameters
@@ -352,18 +366,8 @@ class FERMClassifier(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, dtype=float, reset=False)
         return self._kernel(X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
 
-    def predict(self, X):
-        """Class labels."""
-        check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
-
-class LinearFERM(ClassifierMixin, BaseEstimator):
+class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
     r"""Linear FERM: project the data orthogonally to the group gap, then a linear SVM.
 
     Parameters
@@ -468,13 +472,3 @@ class LinearFERM(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, dtype=float, reset=False)
         return X @ self.coef_[0] + self.intercept_[0]
-
-    def predict(self, X):
-        """Class labels."""
-        check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags

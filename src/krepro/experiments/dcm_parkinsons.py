@@ -202,14 +202,10 @@ def tidy(records):
     ).reset_index(drop=True)
 
 
-def aggregate(runs):
-    """Table 4: target, method, version, rmse_mean, rmse_sd, fit CPU / wall seconds, n_reps.
-
-    Sweep rows are left out (see :func:`sweep_table`).
-    """
-    ok = runs[(runs["status"] == "ok") & (runs["version"] != "sweep")]
-    table = (
-        ok.groupby(["target", "method", "version"], sort=False)
+def _summarise(runs, keys, sort):
+    """RMSE mean and sd (ddof = 1), mean fit CPU / wall seconds and run count per ``keys``."""
+    return (
+        runs.groupby(keys, sort=sort)
         .agg(
             rmse_mean=("rmse", "mean"),
             rmse_sd=("rmse", lambda v: v.std(ddof=1)),
@@ -219,6 +215,15 @@ def aggregate(runs):
         )
         .reset_index()
     )
+
+
+def aggregate(runs):
+    """Table 4: target, method, version, rmse_mean, rmse_sd, fit CPU / wall seconds, n_reps.
+
+    Sweep rows are left out (see :func:`sweep_table`).
+    """
+    ok = runs[(runs["status"] == "ok") & (runs["version"] != "sweep")]
+    table = _summarise(ok, ["target", "method", "version"], sort=False)
     order = {key: k for k, key in enumerate(METHODS)}
     table["order"] = [
         order.get((m, v), 99) for m, v in zip(table["method"], table["version"], strict=True)
@@ -230,14 +235,4 @@ def aggregate(runs):
 def sweep_table(runs):
     """Landmark sweep: target, method, n_landmarks, rmse mean/sd, fit CPU seconds, n_reps."""
     ok = runs[(runs["status"] == "ok") & (runs["version"] == "sweep")]
-    return (
-        ok.groupby(["target", "method", "n_landmarks"], sort=True)
-        .agg(
-            rmse_mean=("rmse", "mean"),
-            rmse_sd=("rmse", lambda v: v.std(ddof=1)),
-            fit_cpu_seconds=("fit_cpu_seconds", "mean"),
-            fit_wall_seconds=("fit_wall_seconds", "mean"),
-            n_reps=("rmse", "size"),
-        )
-        .reset_index()
-    )
+    return _summarise(ok, ["target", "method", "n_landmarks"], sort=True)
