@@ -19,7 +19,13 @@ import seaborn as sns
 from scipy.stats import chi2, norm
 
 from krepro.experiments.coverage import BANDS
-from krepro.report.compare import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
+from krepro.report.compare import (
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    PARTLY,
+    REPRODUCED,
+    _verdict_line,
+)
 from krepro.report.figures import save_figure
 from krepro.report.tables import markdown_table
 
@@ -349,10 +355,6 @@ def cochran_q(indicators):
         return 0.0, 1.0
     q = (k - 1) * (k * np.sum(columns**2) - total**2) / denominator
     return float(q), float(chi2.sf(q, k - 1))
-
-
-def _verdict_line(claim, verdict, detail):
-    return f"- **{verdict}** — {claim['text'].strip()} *({claim['source']})*\n  {detail}"
 
 
 def _halfwidth(n_reps, nominal):

@@ -14,7 +14,13 @@ import seaborn as sns
 
 from krepro.experiments.dcm_parkinsons import METHODS as PARKINSONS_METHODS
 from krepro.experiments.dcm_synthetic import METHODS as SYNTHETIC_METHODS
-from krepro.report.compare import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
+from krepro.report.compare import (
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    PARTLY,
+    REPRODUCED,
+    _verdict_line,
+)
 from krepro.report.figures import save_figure
 from krepro.report.tables import markdown_table
 
@@ -27,10 +33,6 @@ __all__ = [
     "table3_markdown",
     "table4_markdown",
 ]
-
-
-def _verdict_line(claim, verdict, detail):
-    return f"- **{verdict}** — {claim['text'].strip()} *({claim['source']})*\n  {detail}"
 
 
 def paired(runs, by, method_column, first, second, value):
