@@ -153,3 +153,9 @@ def test_nonpositive_length_scale_raises():
 def test_feature_mismatch_raises():
     with pytest.raises(ValueError, match="2 and 3"):
         gram(np.ones((2, 2)), np.ones((2, 3)), kernel="linear")
+
+
+def test_delta_kernel_compares_labels_of_any_type():
+    # Categorical responses (e.g. string classes of a CME with the delta output kernel).
+    K = gram(np.array(["a", "b", "a"]), np.array(["a", "c"]), "delta")
+    np.testing.assert_array_equal(K, [[1.0, 0.0], [0.0, 0.0], [1.0, 0.0]])

@@ -109,11 +109,6 @@ class ConditionalMeanEmbedding(BaseEstimator):
         return gram(A, B, self.kernel, **params)
 
     def _output_kernel(self, A, B=None):
-        if self.output_kernel == "delta":  # equality works for any labels, strings included
-            A = np.asarray(A)
-            B = A if B is None else np.asarray(B)
-            A2, B2 = (A[:, None], B[:, None]) if A.ndim == 1 else (A, B)
-            return np.all(A2[:, None, :] == B2[None, :, :], axis=2).astype(float)
         params = kernel_params(
             self.output_kernel,
             self.output_gamma,
@@ -206,11 +201,7 @@ class ConditionalMeanEmbedding(BaseEstimator):
         """
         weights = self.weights(X)
         y = self.Y_fit_
-        if y.ndim > 1:
-            members = np.all(y[:, None, :] == self.classes_[None, :, :], axis=2)
-        else:
-            members = y[:, None] == self.classes_[None, :]
-        return weights @ members.astype(float)
+        return weights @ gram(y, self.classes_, "delta")
 
 
 class CMEConditionalMean(BaseEstimator):

@@ -45,8 +45,8 @@ _ACCEPTED = {
 }
 
 
-def _as_2d(X, name):
-    X = np.asarray(X, dtype=float)
+def _as_2d(X, name, dtype=float):
+    X = np.asarray(X, dtype=dtype)
     if X.ndim == 1:
         X = X[:, None]
     if X.ndim != 2:
@@ -123,8 +123,10 @@ def gram(X, Y=None, kernel="rbf", **params):
             f"Kernel {kernel!r} does not take parameter(s) {sorted(unknown)}; "
             f"it accepts {sorted(_ACCEPTED[kernel]) or 'none'}."
         )
-    X = _as_2d(X, "X")
-    Y = X if Y is None else _as_2d(Y, "Y")
+    # The delta kernel compares values, so labels of any type (strings included) are allowed.
+    dtype = None if kernel == "delta" else float
+    X = _as_2d(X, "X", dtype)
+    Y = X if Y is None else _as_2d(Y, "Y", dtype)
     if X.shape[1] != Y.shape[1]:
         raise ValueError(
             f"X and Y must have the same number of features, got {X.shape[1]} and {Y.shape[1]}."
