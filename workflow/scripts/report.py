@@ -1,9 +1,32 @@
-"""Concatenate the per-experiment sections into results/report.md."""
+"""Assemble results/report.md, results/verdicts.csv and results/provenance.json."""
+
+import json
 
 from krepro.records import atomic_write_text
-from krepro.report.compare import assemble_report
+from krepro.report.provenance import collect_provenance
+from krepro.report.render import assemble_report, render_section, summary_html
+from krepro.report.verdicts import Section, assign_robustness, verdicts_frame
 from krepro.runtime import job
 
 with job(snakemake):
-    sections = [open(path, encoding="utf-8").read() for path in snakemake.input]
-    atomic_write_text(snakemake.output[0], assemble_report(sections))
+    sections = []
+    for path in snakemake.input.sections:
+        with open(path, encoding="utf-8") as handle:
+            sections.append(Section.from_dict(json.load(handle)))
+    provenance = collect_provenance(
+        snakemake.params.config, snakemake.params.config_files, snakemake.params.code_directory
+    )
+    command = snakemake.params.paper_command
+    verdicts = verdicts_frame(v for s in sections for v in assign_robustness(s.verdicts))
+    atomic_write_text(snakemake.output.verdicts, verdicts.to_csv(index=False))
+    atomic_write_text(
+        snakemake.output.provenance, json.dumps(provenance, indent=1, ensure_ascii=False) + "\n"
+    )
+    markdown = [render_section(section) for section in sections]
+    atomic_write_text(
+        snakemake.output.report,
+        assemble_report(sections, markdown, provenance, paper_command=command),
+    )
+    atomic_write_text(
+        snakemake.output.summary, summary_html(verdicts, provenance, paper_command=command)
+    )
