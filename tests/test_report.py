@@ -9,12 +9,19 @@ import yaml
 from krepro.experiments.ridge import aggregate, best_constant_table
 from krepro.report.compare import ridge_section
 from krepro.report.tables import markdown_table, paired_differences
+from krepro.report.verdicts import INCONCLUSIVE
 
 REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["oblivious"][
     "ridge"
 ]
 VARIANTS = {"paper_text": {"noise_variance": 0.1}}
 PARTITION = {"low": -5.0, "high": 5.0}
+SETTINGS = {
+    "primary_variant": "paper_text",
+    "n_test": 100,
+    "n_estimation": 500,
+    "partition": PARTITION | {"cells_per_axis": 16},
+}
 GAMMAS = (0.0, 0.2, 0.5, 0.8, 1.0)
 
 
@@ -52,22 +59,41 @@ def _paper_like(experiment, gamma, method):
 def _section(runs):
     table = aggregate(runs)
     constants = best_constant_table(VARIANTS, PARTITION)
-    return ridge_section(table, runs, constants, REFERENCE, "paper_text")
+    return ridge_section(table, runs, constants, REFERENCE, SETTINGS, scale="test")
 
 
-def _verdict(section, claim_start):
-    line = next(line for line in section.splitlines() if claim_start in line)
-    return line.split("**")[1]
+def _verdict(section, claim_id):
+    (record,) = [v for v in section.verdicts if v.claim_id == claim_id]
+    return record.verdict
 
 
 def test_paper_like_results_are_reproduced():
     section = _section(_runs(_paper_like))
-    assert _verdict(section, "KRR is the best estimator") == "reproduced"
-    assert _verdict(section, "At γ = 0 both ORR") == "reproduced"
-    assert _verdict(section, "ORR is the best estimator using") == "reproduced"
-    assert _verdict(section, "M-ORR performs as well") == "reproduced"
-    assert _verdict(section, "As γ → 1") == "reproduced"
-    assert "| 1 | paper_text | 56.2 | 55.656 | -1.0% | reproduced |" in section
+    for claim_id in (
+        "best_constant_mse",
+        "krr_best",
+        "close_to_best_constant",
+        "orr_at_most_morr",
+        "morr_gap_experiment_2",
+        "approach_krr",
+    ):
+        assert _verdict(section, claim_id) == "reproduced", claim_id
+    records = {v.claim_id: v for v in section.verdicts}
+    assert records["krr_best"].n_repetitions == 20
+    assert records["krr_best"].min_repetitions == REFERENCE["min_repetitions"]
+    assert records["best_constant_mse"].n_repetitions is None
+    assert records["best_constant_mse"].paper_value == "56.2; 224.8"
+    assert all(v.protocol == "paper_text" and v.primary for v in section.verdicts)
+    assert "| 1 | paper_text | 56.2 | 55.656 | -1.0% | ±2% |" in section.body
+
+
+def test_too_few_repetitions_make_every_repetition_verdict_inconclusive():
+    section = _section(_runs(_paper_like, n_reps=10))
+    records = {v.claim_id: v for v in section.verdicts}
+    assert records["best_constant_mse"].verdict == "reproduced"  # closed form: no repetitions
+    for claim_id in ("krr_best", "close_to_best_constant", "approach_krr"):
+        assert records[claim_id].verdict == INCONCLUSIVE, claim_id
+        assert "would read *reproduced*" in records[claim_id].detail
 
 
 def test_contradicting_results_are_not_reproduced():
@@ -75,15 +101,15 @@ def test_contradicting_results_are_not_reproduced():
         return _paper_like(experiment, gamma, method) + (500.0 if method == "KRR" else 0.0)
 
     section = _section(_runs(krr_worst))
-    assert _verdict(section, "KRR is the best estimator") == "not reproduced"
+    assert _verdict(section, "krr_best") == "not reproduced"
 
     def no_gap_reversed(experiment, gamma, method):
         value = _paper_like(experiment, gamma, "ORR")
         return value - 3.0 if method == "M-ORR" else _paper_like(experiment, gamma, method)
 
     section = _section(_runs(no_gap_reversed))
-    assert _verdict(section, "M-ORR performs as well") == "not reproduced"
-    assert _verdict(section, "ORR is the best estimator using") == "partly reproduced"
+    assert _verdict(section, "morr_gap_experiment_2") == "not reproduced"
+    assert _verdict(section, "orr_at_most_morr") == "partly reproduced"
 
 
 def test_gap_within_noise_is_inconclusive():
@@ -92,16 +118,17 @@ def test_gap_within_noise_is_inconclusive():
         bump = 0.5 if (method == "M-ORR" and experiment == 2 and 0.2 <= gamma <= 0.8) else 0.0
         return value + bump if method != "KRR" else _paper_like(experiment, gamma, "KRR")
 
-    # Unpaired noise of sd 5 per method hides a gap of 0.5 with 4 repetitions.
-    runs = _runs(small_gap, n_reps=4, noise=0.0)
+    # Unpaired noise of sd 5 per method hides a gap of 0.5 with 20 repetitions.
+    runs = _runs(small_gap, n_reps=20, noise=0.0)
     rng = np.random.default_rng(2)
     runs["test_mse"] += rng.normal(scale=5.0, size=len(runs))
     section = _section(runs)
-    line = next(line for line in section.splitlines() if "Experiment 2, γ ∈" in line)
-    gap = float(line.split("= ")[1].split(" ±")[0])
+    (record,) = [v for v in section.verdicts if v.claim_id == "morr_gap_experiment_2"]
+    gap = float(record.detail.split("= ")[1].split(" ±")[0])
     # With this seed the measured gap is positive but far below 2 pooled standard errors.
     assert 0 < gap
-    assert _verdict(section, "M-ORR performs as well") == "inconclusive"
+    assert record.verdict == "inconclusive"
+    assert "within 2 standard errors" in record.detail
 
 
 def test_paired_differences_and_markdown_table():

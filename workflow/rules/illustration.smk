@@ -16,6 +16,7 @@ rule illustration_sample:
         settings=config["illustration"],
         code=src_digest(
             "conditional.py",
+            "metrics.py",
             "seeding.py",
             "data/synthetic.py",
             "experiments/illustration.py",
@@ -50,7 +51,8 @@ rule illustration_report:
         summary="results/tables/illustration.csv",
         reference=PAPER_REFERENCE,
     output:
-        "results/report/illustration.md",
+        json="results/report/illustration.json",
+        md="results/report/illustration.md",
     log:
         "logs/illustration/report.log",
     threads: 1
@@ -58,7 +60,13 @@ rule illustration_report:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest("report/compare.py", "report/tables.py"),
+        scale=config["scale"],
+        code=src_digest(
+            "report/compare.py",
+            "report/tables.py",
+            "report/render.py",
+            "report/verdicts.py",
+        ),
     script:
         "../scripts/illustration_report.py"
 

@@ -18,14 +18,20 @@ PAPER_SCALE_COMMAND = "snakemake --configfile config/paper.yaml"
 
 rule report:
     input:
-        sections=expand("results/report/{experiment}.json", experiment=REPORT_EXPERIMENTS),
+        sections=expand(
+            "results/report/{experiment}.json", experiment=REPORT_EXPERIMENTS
+        ),
     output:
-        report=report("results/report.md", caption="../report/report.rst", category="Report"),
+        report=report(
+            "results/report.md", caption="../report/report.rst", category="Report"
+        ),
         verdicts=report(
             "results/verdicts.csv", caption="../report/verdicts.rst", category="Report"
         ),
         summary=report(
-            "results/report/summary.html", caption="../report/summary.rst", category="Report"
+            "results/report/summary.html",
+            caption="../report/summary.rst",
+            category="Report",
         ),
         provenance="results/provenance.json",
     log:
@@ -40,7 +46,10 @@ rule report:
         code_directory=workflow.basedir,
         paper_command=PAPER_SCALE_COMMAND,
         code=src_digest(
-            "report/render.py", "report/verdicts.py", "report/provenance.py", "records.py"
+            "report/render.py",
+            "report/verdicts.py",
+            "report/provenance.py",
+            "records.py",
         ),
     script:
         "../scripts/report.py"

@@ -93,7 +93,8 @@ rule ridge_report:
         best_constant="results/tables/ridge_best_constant.csv",
         reference=PAPER_REFERENCE,
     output:
-        "results/report/ridge.md",
+        json="results/report/ridge.json",
+        md="results/report/ridge.md",
     log:
         "logs/ridge/report.log",
     threads: 1
@@ -101,8 +102,14 @@ rule ridge_report:
         mem_mb=500,
         runtime=5,
     params:
-        primary_variant=RIDGE["primary_variant"],
-        code=src_digest("report/compare.py", "report/tables.py"),
+        settings=RIDGE,
+        scale=config["scale"],
+        code=src_digest(
+            "report/compare.py",
+            "report/tables.py",
+            "report/render.py",
+            "report/verdicts.py",
+        ),
     script:
         "../scripts/ridge_report.py"
 

@@ -5,7 +5,9 @@ from krepro.records import atomic_write_text
 from krepro.runtime import job
 
 with job(snakemake):
-    points = run(seed=snakemake.params.seed, **snakemake.params.settings)
+    settings = dict(snakemake.params.settings)
+    n_permutations = settings.pop("n_permutations")
+    points = run(seed=snakemake.params.seed, **settings)
     atomic_write_text(snakemake.output.points, points.to_csv(index=False))
-    summary = dependence_summary(points)
+    summary = dependence_summary(points, seed=snakemake.params.seed, n_permutations=n_permutations)
     atomic_write_text(snakemake.output.summary, summary.to_csv(index=False))

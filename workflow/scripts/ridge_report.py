@@ -1,10 +1,10 @@
-"""Paper-vs-reproduced section for the ridge experiments."""
+"""Verdicts and tables of the ridge experiments (§7.2, Fig. 4)."""
 
 import pandas as pd
 import yaml
 
-from krepro.records import atomic_write_text
 from krepro.report.compare import ridge_section
+from krepro.report.render import write_section
 from krepro.runtime import job
 
 with job(snakemake):
@@ -15,6 +15,7 @@ with job(snakemake):
         pd.read_csv(snakemake.input.runs),
         pd.read_csv(snakemake.input.best_constant),
         reference,
-        snakemake.params.primary_variant,
+        snakemake.params.settings,
+        scale=snakemake.params.scale,
     )
-    atomic_write_text(snakemake.output[0], section)
+    write_section(section, snakemake.output.json, snakemake.output.md)

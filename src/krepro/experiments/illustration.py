@@ -14,6 +14,7 @@ import pandas as pd
 
 from krepro.conditional import DyadicPartition, PartitionConditionalMean
 from krepro.data.synthetic import ILLUSTRATION_SETTINGS, illustration_sample
+from krepro.metrics import distance_correlation_test
 from krepro.seeding import generator
 
 __all__ = ["dependence_summary", "run"]
@@ -61,22 +62,46 @@ def _explained_variance(values, s, n_bins):
     return float(np.var(means[bins]) / np.var(values))
 
 
-def dependence_summary(frame, n_bins=20):
-    """Correlation with S and variance explained by S (η², ``n_bins`` quantile bins).
+def dependence_summary(frame, *, seed, n_permutations, n_bins=20):
+    """Dependence on S of h(X) and of ⟨h, Z⟩: three measures that see different things.
 
-    One row per (setting, features) with features ∈ {"raw", "oblivious"}.
+    Correlation with S (linear trend only), variance explained by S (η², ``n_bins`` quantile
+    bins: the conditional mean), and the distance correlation with its permutation p-value
+    (any dependence, e.g. a spread that changes with S). One row per (setting, features)
+    with features ∈ {"raw", "oblivious"}.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Output of :func:`run`.
+    seed : int
+        Config seed; the permutations are drawn from its ``("illustration", "dcor",
+        setting, features)`` stream.
+    n_permutations : int
+        Permutations of the distance-correlation test.
+    n_bins : int, default=20
+        Quantile bins of S for η².
     """
     rows = []
     for name, group in frame.groupby("setting", sort=False):
         for features, column in (("raw", "h_raw"), ("oblivious", "h_oblivious")):
             values = group[column].to_numpy()
             s = group["s"].to_numpy()
+            dcor, p_value = distance_correlation_test(
+                values,
+                s,
+                n_permutations=n_permutations,
+                random_state=generator(seed, "illustration", "dcor", name, features),
+            )
             rows.append(
                 {
                     "setting": name,
                     "features": features,
                     "corr_with_s": float(np.corrcoef(values, s)[0, 1]),
                     "variance_explained_by_s": _explained_variance(values, s, n_bins),
+                    "distance_correlation": dcor,
+                    "dcor_p_value": p_value,
+                    "n_permutations": n_permutations,
                     "n_points": len(values),
                 }
             )

@@ -70,6 +70,7 @@ VERDICT_COLUMNS = [
     "primary",
     "verdict",
     "robustness",
+    "check_verdict",
     "scale",
     "n_repetitions",
     "min_repetitions",
@@ -125,6 +126,9 @@ class Verdict:
         compare several numbers).
     robustness : str
         One of :data:`ROBUSTNESS`, set by :func:`assign_robustness`.
+    check_verdict : str
+        What the check itself read before the evidence rule (equal to ``verdict`` unless the
+        rule demoted it): the preview of a small run.
     """
 
     experiment: str
@@ -143,10 +147,17 @@ class Verdict:
     measured: str = ""
     tolerance: str = ""
     robustness: str = SINGLE
+    check_verdict: str = ""
 
     def __post_init__(self):
+        if not self.check_verdict:
+            object.__setattr__(self, "check_verdict", self.verdict)
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}.")
+        if self.check_verdict not in VERDICTS:
+            raise ValueError(
+                f"check_verdict must be one of {VERDICTS}, got {self.check_verdict!r}."
+            )
         if self.robustness not in ROBUSTNESS:
             raise ValueError(f"robustness must be one of {ROBUSTNESS}, got {self.robustness!r}.")
         for name in ("paper_value", "measured", "tolerance"):
@@ -207,7 +218,7 @@ def apply_evidence_rule(verdict: Verdict) -> Verdict:
         " (`min_repetitions` in `config/paper_reference.yaml`), so the verdict is inconclusive"
         " at this scale."
     )
-    return verdict.replace(verdict=INCONCLUSIVE, detail=detail)
+    return verdict.replace(verdict=INCONCLUSIVE, detail=detail, check_verdict=verdict.verdict)
 
 
 def claim_verdict(
@@ -256,7 +267,9 @@ def claim_verdict(
         primary=primary,
         scale=scale,
         n_repetitions=n_repetitions,
-        min_repetitions=required_repetitions(experiment_reference, claim),
+        min_repetitions=(
+            None if n_repetitions is None else required_repetitions(experiment_reference, claim)
+        ),
         paper_value=paper_value,
         measured=measured,
         tolerance=tolerance,

@@ -1,0 +1,209 @@
+"""Verdict records: evidence rule, robustness across readings, renderings, provenance."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from krepro.report.compare import illustration_section
+from krepro.report.provenance import collect_provenance, config_sha256
+from krepro.report.render import assemble_report, render_section, scorecard, summary_html
+from krepro.report.verdicts import (
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    VERDICT_COLUMNS,
+    Section,
+    Verdict,
+    apply_evidence_rule,
+    assign_robustness,
+    claim_verdict,
+    verdicts_frame,
+    verdicts_from_frame,
+)
+
+REFERENCE = {
+    "min_repetitions": 20,
+    "claims": {
+        "a": {"text": "Claim A.", "source": "§1"},
+        "b": {"text": "Claim B.", "source": "§2", "min_repetitions": 5},
+    },
+}
+ILLUSTRATION = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["oblivious"][
+    "illustration"
+]
+
+
+def _verdict(claim_id="a", verdict=REPRODUCED, n=20, protocol="primary", primary=True):
+    return claim_verdict(
+        REFERENCE,
+        claim_id,
+        verdict,
+        "measured.",
+        experiment="exp",
+        paper="p",
+        scale="quick",
+        protocol=protocol,
+        primary=primary,
+        n_repetitions=n,
+    )
+
+
+def test_unknown_verdict_and_claim_are_refused():
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        Verdict(experiment="e", claim_id="c", claim="x", verdict="fine", detail="")
+    with pytest.raises(KeyError, match="'zzz'"):
+        _verdict("zzz")
+
+
+@pytest.mark.parametrize("verdict", [REPRODUCED, NOT_REPRODUCED, "partly reproduced"])
+def test_evidence_rule_demotes_decisive_verdicts_below_the_minimum(verdict):
+    record = _verdict(verdict=verdict, n=10)
+    assert record.verdict == INCONCLUSIVE
+    assert record.min_repetitions == 20
+    assert f"would read *{verdict}*" in record.detail
+    assert record.check_verdict == verdict
+    assert _verdict(verdict=verdict, n=20).verdict == verdict
+
+
+def test_evidence_rule_uses_the_claims_own_minimum_and_spares_exact_checks():
+    assert _verdict("b", n=5).verdict == REPRODUCED
+    assert _verdict("b", n=4).verdict == INCONCLUSIVE
+    exact = _verdict(n=None)
+    assert exact.verdict == REPRODUCED and exact.n_repetitions is None
+    no_rule = Verdict(
+        experiment="e", claim_id="c", claim="x", verdict=REPRODUCED, detail="", n_repetitions=1
+    )
+    assert apply_evidence_rule(no_rule) is no_rule
+
+
+def test_robustness_single_robust_fragile():
+    single = assign_robustness([_verdict("a")])
+    assert single[0].robustness == "single"
+    robust = assign_robustness(
+        [_verdict("a", protocol="x"), _verdict("a", protocol="y", primary=False)]
+    )
+    assert {v.robustness for v in robust} == {"robust"}
+    fragile = assign_robustness(
+        [
+            _verdict("a", protocol="x"),
+            _verdict("a", NOT_REPRODUCED, protocol="y", primary=False),
+            _verdict("b", protocol="x"),
+        ]
+    )
+    assert [v.robustness for v in fragile] == ["fragile", "fragile", "single"]
+    assert "y (not reproduced)" in fragile[0].detail
+    assert "reproduced under x" in fragile[0].detail
+
+
+def test_frame_and_json_round_trips(tmp_path):
+    records = assign_robustness(
+        [_verdict("a", n=None), _verdict("b", NOT_REPRODUCED, protocol="x", primary=False)]
+    )
+    frame = verdicts_frame(records)
+    assert list(frame.columns) == VERDICT_COLUMNS
+    path = tmp_path / "verdicts.csv"
+    frame.to_csv(path, index=False)
+    back = verdicts_from_frame(pd.read_csv(path, dtype={"n_repetitions": "Int64"}))
+    assert back == records
+    section = Section("exp", "Title", records, body="| t |", intro="ran")
+    assert Section.from_dict(json.loads(json.dumps(section.to_dict()))) == section
+
+
+def test_renderings_carry_every_primary_verdict():
+    records = [
+        _verdict("a", protocol="x"),
+        _verdict("a", NOT_REPRODUCED, protocol="y", primary=False),
+        _verdict("b", n=3, protocol="x"),
+    ]
+    section = Section("exp", "Title", records, body="BODY")
+    markdown = render_section(section)
+    assert '<a id="exp"></a>' in markdown and "BODY" in markdown
+    assert "| **x** (primary) | reproduced | inconclusive |" in markdown
+    card = scorecard(assign_robustness(records), scale="quick", paper_command="CMD")
+    assert "Preview" in card and "CMD" in card
+    # Counts: primary records only (claim a reproduced/fragile, claim b inconclusive/single).
+    assert "| **all** | 2 | 1 | 0 | 1 | 0 | 0 | 1 | 1 |" in card
+    assert "Preview" not in scorecard(records, scale="paper", paper_command="CMD")
+    provenance = collect_provenance({"scale": "quick", "seed": 1}, [], ".")
+    report = assemble_report([section], [markdown], provenance, paper_command="CMD")
+    assert report.index("## Provenance") < report.index("## Scorecard") < report.index("BODY")
+    page = summary_html(verdicts_frame(assign_robustness(records)), provenance, paper_command="C")
+    assert page.count("<td style=") >= 3
+
+
+def test_provenance_keys_and_config_hash():
+    provenance = collect_provenance({"scale": "paper", "seed": 1}, ["config/config.yaml"], ".")
+    for key in ("commit", "dirty", "scale", "config_sha256", "versions", "date"):
+        assert key in provenance
+    assert provenance["scale"] == "paper"
+    assert provenance["config_files"] == ["config/config.yaml"]
+    assert set(provenance["versions"]) >= {"python", "numpy", "scipy", "scikit-learn"}
+    assert config_sha256({"a": 1, "b": [1, 2]}) == config_sha256({"b": [1, 2], "a": 1})
+    assert config_sha256({"a": 1}) != config_sha256({"a": 2})
+
+
+def _illustration_summary(sine_p_value, quadratic_ratio=0.3):
+    rows = []
+    for setting, p_value, ratio in (
+        ("quadratic", 0.005, quadratic_ratio),
+        ("sine", sine_p_value, 0.2),
+    ):
+        common = {"setting": setting, "n_points": 1000, "n_permutations": 200}
+        rows.append(
+            common
+            | {
+                "features": "raw",
+                "corr_with_s": 0.6,
+                "variance_explained_by_s": 0.5,
+                "distance_correlation": 0.6,
+                "dcor_p_value": 0.005,
+            }
+        )
+        rows.append(
+            common
+            | {
+                "features": "oblivious",
+                "corr_with_s": 0.01,
+                "variance_explained_by_s": 0.01,
+                "distance_correlation": 0.6 * ratio,
+                "dcor_p_value": p_value,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def test_illustration_sees_dependence_that_correlation_misses():
+    section = illustration_section(_illustration_summary(0.005), ILLUSTRATION, scale="t")
+    records = {v.claim_id: v for v in section.verdicts}
+    assert records["uncorrelated"].verdict == REPRODUCED
+    assert records["dependence_much_smaller"].verdict == REPRODUCED
+    # Uncorrelated, yet the permutation test detects dependence: the claim fails.
+    assert records["sine_hard_to_see"].verdict == NOT_REPRODUCED
+    hidden = illustration_section(_illustration_summary(0.4), ILLUSTRATION, scale="t")
+    assert {v.claim_id: v.verdict for v in hidden.verdicts}["sine_hard_to_see"] == REPRODUCED
+    partly = illustration_section(_illustration_summary(0.4, 0.9), ILLUSTRATION, scale="t")
+    record = {v.claim_id: v for v in partly.verdicts}["dependence_much_smaller"]
+    assert record.verdict == "partly reproduced" and "quadratic" in record.detail.split("for:")[1]
+
+
+def test_distance_correlation_against_a_loop_oracle():
+    from krepro.metrics import distance_correlation, distance_correlation_test
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=30), rng.normal(size=30)
+
+    def centred(x):
+        d = np.array([[abs(xi - xj) for xj in x] for xi in x])
+        return d - d.mean(0)[None, :] - d.mean(1)[:, None] + d.mean()
+
+    A, B = centred(a), centred(b)
+    expected = np.sqrt((A * B).mean() / np.sqrt((A * A).mean() * (B * B).mean()))
+    assert distance_correlation(a, b) == pytest.approx(expected, rel=1e-12)
+    assert distance_correlation(a, 2 * a + 3) == pytest.approx(1.0)
+    # Uncorrelated but dependent: b = a² on a symmetric a.
+    s = rng.uniform(-1, 1, 300)
+    assert abs(np.corrcoef(s, s**2)[0, 1]) < 0.15
+    assert distance_correlation_test(s, s**2, n_permutations=50, random_state=1)[1] == 1 / 51
