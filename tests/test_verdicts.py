@@ -130,8 +130,9 @@ def test_renderings_carry_every_primary_verdict():
     provenance = collect_provenance({"scale": "quick", "seed": 1}, [], ".")
     report = assemble_report([section], [markdown], provenance, paper_command="CMD")
     assert report.index("## Provenance") < report.index("## Scorecard") < report.index("BODY")
-    page = summary_html(verdicts_frame(assign_robustness(records)), provenance, paper_command="C")
+    page = summary_html(report, verdicts_frame(assign_robustness(records)))
     assert page.count("<td style=") >= 3
+    assert "<table>" in page and "BODY" in page and "Scorecard</h2>" in page
 
 
 def test_provenance_keys_and_config_hash():

@@ -22,11 +22,11 @@ with job(snakemake):
     atomic_write_text(
         snakemake.output.provenance, json.dumps(provenance, indent=1, ensure_ascii=False) + "\n"
     )
-    markdown = [render_section(section) for section in sections]
-    atomic_write_text(
-        snakemake.output.report,
-        assemble_report(sections, markdown, provenance, paper_command=command),
+    report = assemble_report(
+        sections,
+        [render_section(section) for section in sections],
+        provenance,
+        paper_command=command,
     )
-    atomic_write_text(
-        snakemake.output.summary, summary_html(verdicts, provenance, paper_command=command)
-    )
+    atomic_write_text(snakemake.output.report, report)
+    atomic_write_text(snakemake.output.summary, summary_html(report, verdicts))

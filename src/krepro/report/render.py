@@ -3,7 +3,6 @@ scorecard at the top of ``report.md``, and an HTML summary for ``snakemake --rep
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -219,22 +218,20 @@ _VERDICT_COLOURS = {
 }
 
 
-def summary_html(verdicts: pd.DataFrame, provenance: Mapping, *, paper_command: str) -> str:
-    """Self-contained HTML page: provenance, scorecard counts and every verdict."""
-    primary = verdicts[verdicts["primary"]]
-    counts = (
-        primary.groupby("paper", sort=False)["verdict"]
-        .value_counts()
-        .unstack(fill_value=0)
-        .reindex(columns=list(VERDICTS), fill_value=0)
-    )
-    counts.loc["all"] = counts.sum()
-    preview = ""
-    if provenance["scale"] != "paper":
-        preview = (
-            f"<p><b>Preview</b>: scale <code>{html.escape(provenance['scale'])}</code>, below"
-            " the papers' repetitions. The papers' scale: <code>"
-            f"{html.escape(paper_command)}</code>.</p>"
+def summary_html(report_markdown: str, verdicts: pd.DataFrame) -> str:
+    """Self-contained HTML page of the whole report, for ``snakemake --report``.
+
+    The Markdown of ``report.md`` (provenance, scorecard, every section with its tables)
+    rendered to HTML, then every verdict as one colour-coded table. Needs the ``markdown``
+    package (the ``workflow`` extra).
+    """
+    import markdown  # noqa: PLC0415 - only the workflow's report rule renders HTML
+
+    body = markdown.markdown(report_markdown, extensions=["tables"])
+    for verdict, colour in _VERDICT_COLOURS.items():
+        body = body.replace(
+            f"<strong>{verdict}</strong>",
+            f'<strong style="background:{colour}">{verdict}</strong>',
         )
     table = verdicts[
         [
@@ -243,11 +240,13 @@ def summary_html(verdicts: pd.DataFrame, provenance: Mapping, *, paper_command: 
             "protocol",
             "primary",
             "verdict",
+            "check_verdict",
             "robustness",
             "n_repetitions",
             "min_repetitions",
-            "claim",
-            "detail",
+            "paper_value",
+            "measured",
+            "tolerance",
         ]
     ]
     rows_html = table.to_html(index=False, escape=True, na_rep="—")
@@ -255,15 +254,10 @@ def summary_html(verdicts: pd.DataFrame, provenance: Mapping, *, paper_command: 
         rows_html = rows_html.replace(
             f"<td>{verdict}</td>", f'<td style="background:{colour}">{verdict}</td>'
         )
-    prov = "".join(
-        f"<li><b>{html.escape(str(k))}</b>: {html.escape(str(v))}</li>"
-        for k, v in provenance.items()
-    )
     return (
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Verdicts</title>"
-        "<style>body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse}"
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Paper vs reproduced</title>"
+        "<style>body{font-family:sans-serif;font-size:13px;max-width:1200px}"
+        " table{border-collapse:collapse;margin:6px 0}"
         " td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top}</style></head><body>"
-        f"<h1>Paper vs reproduced: scorecard</h1>{preview}<ul>{prov}</ul>"
-        f"<h2>Primary verdicts per paper</h2>{counts.to_html()}"
-        f"<h2>Every verdict</h2>{rows_html}</body></html>"
+        f"{body}<h2>Every verdict</h2>{rows_html}</body></html>"
     )
