@@ -225,7 +225,7 @@ def summary_html(report_markdown: str, verdicts: pd.DataFrame) -> str:
     rendered to HTML, then every verdict as one colour-coded table. Needs the ``markdown``
     package (the ``workflow`` extra).
     """
-    import markdown  # noqa: PLC0415 - only the workflow's report rule renders HTML
+    import markdown  # only the workflow's report rule renders HTML
 
     body = markdown.markdown(report_markdown, extensions=["tables"])
     for verdict, colour in _VERDICT_COLOURS.items():
