@@ -14,12 +14,7 @@ rule illustration_sample:
     params:
         seed=config["seed"],
         settings=config["illustration"],
-        code=src_digest(
-            "conditional.py",
-            "seeding.py",
-            "data/synthetic.py",
-            "experiments/illustration.py",
-        ),
+        code=script_code("illustration_sample.py"),
     script:
         "../scripts/illustration_sample.py"
 
@@ -40,7 +35,7 @@ rule illustration_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        code=src_digest("report/figures.py"),
+        code=script_code("illustration_figure.py"),
     script:
         "../scripts/illustration_figure.py"
 
@@ -58,7 +53,7 @@ rule illustration_report:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest("report/compare.py", "report/tables.py"),
+        code=script_code("illustration_report.py"),
     script:
         "../scripts/illustration_report.py"
 

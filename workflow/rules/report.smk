@@ -24,5 +24,7 @@ rule report:
     resources:
         mem_mb=200,
         runtime=2,
+    params:
+        code=script_code("report.py"),
     script:
         "../scripts/report.py"
