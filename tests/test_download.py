@@ -1,6 +1,7 @@
 """Checksummed, atomic downloads: mirror, refusal of wrong bytes, nothing left behind."""
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ from krepro.data.download import (
     fetch_verified,
 )
 
-SHARED_MIRROR = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED_MIRROR = Path(
+    os.environ.get("KREPRO_DATA_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
 
 
 def _sha(data):
