@@ -84,6 +84,24 @@ def test_any_error_of_a_source_moves_on_to_the_next(tmp_path):
     assert not (tmp_path / "other.bin").exists()
 
 
+def test_a_mirror_url_with_a_bad_port_falls_through_to_uci(tmp_path, monkeypatch):
+    tried = []
+
+    def no_uci(source, out, timeout):
+        tried.append(source["url"])
+        if "archive.ics.uci.edu" in source["url"]:
+            raise OSError("network disabled in tests")
+        return copy(source, out, timeout)
+
+    copy = download._copy_source
+    monkeypatch.setattr(download, "_copy_source", no_uci)
+    monkeypatch.setenv(download.MIRROR_VARIABLE, "http://127.0.0.1:port/data")
+    with pytest.raises(OSError) as info:
+        fetch_dataset_file("adult", "adult.names", tmp_path / "adult.names")
+    assert len(tried) == 3  # the mirror, then both UCI sources
+    assert "InvalidURL" in str(info.value) and "network disabled" in str(info.value)
+
+
 def test_offline_without_a_mirror_says_to_set_the_mirror(tmp_path, monkeypatch):
     monkeypatch.delenv(download.MIRROR_VARIABLE, raising=False)
     monkeypatch.setattr(download, "_copy_source", _offline(download._copy_source))
