@@ -1,12 +1,14 @@
 """UCI Adult parser and the two Table-1 protocols, on the offline mirror of the raw files."""
 
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from krepro.data.adult import load_adult, read_adult, read_adult_files
+from krepro.data.download import DATASETS, ChecksumError, sha256_of
 
 MIRROR = Path(
     os.environ.get("KREPRO_DATA_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "data")
@@ -37,6 +39,31 @@ def test_parser_handles_banner_dot_spaces_and_missing():
     # report 0 or 1 for the test split
     assert (train["income"] == ">50K").mean() == pytest.approx(0.249, abs=5e-4)
     assert (test["income"] == ">50K").mean() == pytest.approx(0.246, abs=5e-4)
+
+
+def test_an_edited_cached_copy_is_refused_on_load(tmp_path):
+    data, test = tmp_path / "adult.data", tmp_path / "adult.test"
+    shutil.copyfile(DATA, data)
+    shutil.copyfile(TEST, test)
+    with open(data, "r+b") as handle:  # one age of the first row: 39 -> 38
+        assert handle.read(2) == b"39"
+        handle.seek(0)
+        handle.write(b"38")
+    with pytest.raises(ChecksumError) as info:
+        load_adult(data, test, "corrected")
+    message = str(info.value)
+    assert str(data) in message
+    assert DATASETS["adult"]["files"]["adult.data"] in message
+    assert sha256_of(data) in message
+    with pytest.raises(ChecksumError, match=r"adult\.data"):
+        read_adult_files(data, test)
+    assert len(load_adult(data, test, "corrected", verify=False).y_train) == 1628
+    # the test file is checked as well
+    shutil.copyfile(DATA, data)
+    with open(test, "ab") as handle:
+        handle.write(b"\n")
+    with pytest.raises(ChecksumError, match=r"adult\.test"):
+        load_adult(data, test, "reference")
 
 
 def test_parser_refuses_other_files(tmp_path):

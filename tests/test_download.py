@@ -1,6 +1,7 @@
 """Checksummed, atomic downloads: mirror, refusal of wrong bytes, nothing left behind."""
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ from krepro.data.download import (
     fetch_verified,
 )
 
-SHARED_MIRROR = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED_MIRROR = Path(
+    os.environ.get("KREPRO_DATA_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
 
 
 def _sha(data):
@@ -63,6 +66,67 @@ def test_falls_through_to_the_next_source(tmp_path):
     assert fetch_verified(dest, _sha(b"good"), sources) == good.as_uri()
     with pytest.raises(OSError, match="No source delivered"):
         fetch_verified(tmp_path / "other.bin", _sha(b"x"), sources[:2])
+
+
+def test_any_error_of_a_source_moves_on_to_the_next(tmp_path):
+    """A mirror URL with a bad port raises http.client.InvalidURL (not an OSError)."""
+    good = tmp_path / "good.bin"
+    good.write_bytes(b"good")
+    sources = [
+        {"kind": "url", "url": "http://127.0.0.1:port/krepro/file.bin"},
+        {"kind": "zip", "url": good.as_uri(), "member": "file.bin"},  # not a zip archive
+        {"kind": "url", "url": good.as_uri()},
+    ]
+    assert fetch_verified(tmp_path / "out.bin", _sha(b"good"), sources) == good.as_uri()
+    with pytest.raises(OSError) as info:
+        fetch_verified(tmp_path / "other.bin", _sha(b"good"), sources[:2])
+    assert "InvalidURL" in str(info.value) and "BadZipFile" in str(info.value)
+    assert not (tmp_path / "other.bin").exists()
+
+
+def test_a_mirror_url_with_a_bad_port_falls_through_to_uci(tmp_path, monkeypatch):
+    tried = []
+
+    def no_uci(source, out, timeout):
+        tried.append(source["url"])
+        if "archive.ics.uci.edu" in source["url"]:
+            raise OSError("network disabled in tests")
+        return copy(source, out, timeout)
+
+    copy = download._copy_source
+    monkeypatch.setattr(download, "_copy_source", no_uci)
+    monkeypatch.setenv(download.MIRROR_VARIABLE, "http://127.0.0.1:port/data")
+    with pytest.raises(OSError) as info:
+        fetch_dataset_file("adult", "adult.names", tmp_path / "adult.names")
+    assert len(tried) == 3  # the mirror, then both UCI sources
+    assert "InvalidURL" in str(info.value) and "network disabled" in str(info.value)
+
+
+def test_offline_without_a_mirror_says_to_set_the_mirror(tmp_path, monkeypatch):
+    monkeypatch.delenv(download.MIRROR_VARIABLE, raising=False)
+    monkeypatch.setattr(download, "_copy_source", _offline(download._copy_source))
+    with pytest.raises(OSError, match=download.MIRROR_VARIABLE) as info:
+        fetch_dataset_file("adult", "adult.data", tmp_path / "adult.data")
+    assert "adult/adult.data" in str(info.value)
+    assert list(tmp_path.iterdir()) == []
+    # with a mirror set, the error lists it among the sources instead
+    empty = tmp_path / "mirror"
+    empty.mkdir()
+    with pytest.raises(OSError) as info:
+        fetch_dataset_file("adult", "adult.data", tmp_path / "adult.data", mirror=str(empty))
+    assert str(empty / "adult" / "adult.data") in str(info.value)
+
+
+def test_verify_sha256_names_file_expected_and_actual(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_bytes(b"edited")
+    download.verify_sha256(tmp_path / "data.csv", _sha(b"edited"))
+    with pytest.raises(ChecksumError) as info:
+        download.verify_sha256(path, _sha(b"original"))
+    message = str(info.value)
+    assert str(path) in message and _sha(b"original") in message and _sha(b"edited") in message
+    with pytest.raises(KeyError, match=r"adult\.csv"):
+        download.registered_sha256("adult", "adult.csv")
 
 
 def test_zip_member_source(tmp_path):

@@ -471,11 +471,28 @@ def _negative_size(config):
     return ["n_train", r"(?<![\d.])-7(?!\d)"]
 
 
+def _lambda_min_above_max(config):
+    config["ridge"]["variants"]["paper_text"]["log2_lambda_min"] = 7
+    return [r"ridge\.variants\.paper_text\.log2_lambda_min = 7", r"log2_lambda_max = 5"]
+
+
+def _as_many_training_domains_as_domains(config):
+    config["dcm_synthetic"]["n_train_domains"] = config["dcm_synthetic"]["n_domains"]
+    return [r"dcm_synthetic\.n_train_domains", r"dcm_synthetic\.n_domains"]
+
+
 @pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "run"])
 @pytest.mark.parametrize(
     "break_config",
-    [_typo_in_ridge, _unknown_top_level_key, _gamma_above_one, _negative_size],
-    ids=["typo", "unknown-key", "gamma-1.5", "negative-size"],
+    [
+        _typo_in_ridge,
+        _unknown_top_level_key,
+        _gamma_above_one,
+        _negative_size,
+        _lambda_min_above_max,
+        _as_many_training_domains_as_domains,
+    ],
+    ids=["typo", "unknown-key", "gamma-1.5", "negative-size", "lambda-min>max", "domains"],
 )
 def test_invalid_config_is_rejected_before_any_job(break_config, dry_run, tiny, tmp_path):
     config = copy.deepcopy(tiny)

@@ -20,7 +20,7 @@ rule cme_run:
     params:
         seed=config["seed"],
         settings=config["cme"],
-        code=src_digest("cme.py", "kernels.py", "seeding.py", "experiments/cme.py"),
+        code=script_code("cme_run.py"),
     script:
         "../scripts/cme_run.py"
 
@@ -45,7 +45,7 @@ rule cme_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        code=src_digest("report/cme.py", "report/figures.py"),
+        code=script_code("cme_figure.py"),
     script:
         "../scripts/cme_figure.py"
 
@@ -64,7 +64,7 @@ rule cme_report:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest("report/cme.py", "report/compare.py", "report/tables.py"),
+        code=script_code("cme_report.py"),
     script:
         "../scripts/cme_report.py"
 
@@ -91,17 +91,7 @@ rule cme_oblivious_fit:
     params:
         seed=config["seed"],
         settings=CME_OBLIVIOUS,
-        code=src_digest(
-            "kernels.py",
-            "conditional.py",
-            "oblivious.py",
-            "ridge.py",
-            "cme.py",
-            "seeding.py",
-            "data/synthetic.py",
-            "experiments/ridge.py",
-            "experiments/cme_oblivious.py",
-        ),
+        code=script_code("cme_oblivious_fit.py"),
     script:
         "../scripts/cme_oblivious_fit.py"
 
@@ -119,7 +109,7 @@ rule cme_oblivious_aggregate:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest("experiments/cme_oblivious.py"),
+        code=script_code("cme_oblivious_aggregate.py"),
     script:
         "../scripts/cme_oblivious_aggregate.py"
 
@@ -140,7 +130,7 @@ rule cme_oblivious_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        code=src_digest("report/cme_oblivious.py", "report/figures.py"),
+        code=script_code("cme_oblivious_figure.py"),
     script:
         "../scripts/cme_oblivious_figure.py"
 
@@ -157,7 +147,7 @@ rule cme_oblivious_report:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest("report/cme_oblivious.py", "report/tables.py"),
+        code=script_code("cme_oblivious_report.py"),
     script:
         "../scripts/cme_oblivious_report.py"
 

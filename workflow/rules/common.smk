@@ -1,33 +1,27 @@
 """Config validation, helpers for targets and parameters, wildcard constraints."""
 
-import hashlib
 from pathlib import Path
 
 from snakemake.utils import validate
 
+from krepro.codedeps import code_digest
+from krepro.config_checks import check_config
+
 validate(config, schema="../schemas/config.schema.yaml")
+check_config(config)
 
-if config["ridge"]["primary_variant"] not in config["ridge"]["variants"]:
-    raise ValueError(
-        f"ridge.primary_variant = {config['ridge']['primary_variant']!r} is not one of "
-        f"ridge.variants {sorted(config['ridge']['variants'])}."
-    )
-if config["ridge"]["partition"]["low"] >= config["ridge"]["partition"]["high"]:
-    raise ValueError("ridge.partition.low must be smaller than ridge.partition.high.")
-
-SRC = Path(workflow.basedir) / "src" / "krepro"
 # The papers' numbers live with the code, not in the working directory, so that a run with
 # --directory elsewhere still compares against them.
 PAPER_REFERENCE = str(Path(workflow.basedir) / "config" / "paper_reference.yaml")
 
 
-def src_digest(*modules):
-    """Content hash of package modules: editing them reruns the rules that list them."""
-    digest = hashlib.sha256()
-    for module in modules:
-        digest.update(module.encode())
-        digest.update((SRC / module).read_bytes())
-    return digest.hexdigest()[:16]
+def script_code(script):
+    """Digest of a rule's script and every krepro module it imports, transitively.
+
+    A ``params`` entry: editing any of these files reruns the rule (and nothing else does).
+    """
+    scripts = Path(workflow.basedir) / "workflow" / "scripts"
+    return code_digest(scripts / script, Path(workflow.basedir) / "src")
 
 
 def ridge_variant_params(wildcards):

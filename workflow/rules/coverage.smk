@@ -5,29 +5,8 @@ import math
 COVERAGE = config["coverage"]
 
 
-# Checks that the JSON schema cannot express (before any job runs).
-if COVERAGE["primary_variant"] not in COVERAGE["variants"]:
-    raise ValueError(
-        f"coverage.primary_variant = {COVERAGE['primary_variant']!r} is not one of "
-        f"coverage.variants {sorted(COVERAGE['variants'])}."
-    )
-if [k for k in ("partitions", "targets") if COVERAGE[k] != sorted(set(COVERAGE[k]))]:
-    raise ValueError(
-        "coverage.partitions and coverage.targets must be strictly increasing."
-    )
-if [
-    p
-    for p in COVERAGE["partitions"]
-    if COVERAGE["n_samples"] % p or p % COVERAGE["partitions"][0]
-]:
-    raise ValueError(
-        f"coverage.partitions {COVERAGE['partitions']}: every P must divide n_samples ="
-        f" {COVERAGE['n_samples']} and be a multiple of the smallest P (nested partitions)."
-    )
-
 # Job time limit: ~3 CPU-s per repetition at N = 2^16 (benchmarks/coverage.py: 2.2), x3.
 COVERAGE_SECONDS_PER_REP = 9 * COVERAGE["n_samples"] / 65536
-COVERAGE_CODE = src_digest("distributed.py", "seeding.py", "experiments/coverage.py")
 # Shards: blocks of shard_size repetitions per penalty variant, named by their first and
 # last repetition; a larger run keeps the shards it already has (except a partial last one).
 COVERAGE_SHARDS = [
@@ -75,7 +54,7 @@ rule coverage_shard:
     params:
         seed=config["seed"],
         section=lambda wildcards: COVERAGE_SHARD_SECTION[wildcards.variant],
-        code=COVERAGE_CODE,
+        code=script_code("coverage_shard.py"),
     script:
         "../scripts/coverage_shard.py"
 
@@ -97,7 +76,7 @@ rule coverage_aggregate:
         confidence_level=COVERAGE["confidence_level"],
         subsets=COVERAGE["subsets"],
         primary_variant=COVERAGE["primary_variant"],
-        code=src_digest("report/coverage.py", "report/tables.py"),
+        code=script_code("coverage_aggregate.py"),
     script:
         "../scripts/coverage_aggregate.py"
 
@@ -125,7 +104,7 @@ rule coverage_figure:
     params:
         primary_variant=COVERAGE["primary_variant"],
         nominal=COVERAGE["confidence_level"],
-        code=src_digest("report/coverage.py"),
+        code=script_code("coverage_figure.py"),
     script:
         "../scripts/coverage_figure.py"
 
@@ -156,7 +135,7 @@ rule coverage_report:
             "confidence_level": COVERAGE["confidence_level"],
             "nu": COVERAGE["kernel"]["nu"],
         },
-        code=src_digest("report/coverage.py", "report/tables.py"),
+        code=script_code("coverage_report.py"),
     script:
         "../scripts/coverage_report.py"
 

@@ -2,7 +2,6 @@
 
 DCM_SYN = config["dcm_synthetic"]
 DCM_PARK = config["dcm_parkinsons"]
-DCM_CODE = ("dcm.py", "dcm_core.py", "kernels.py", "seeding.py")
 DCM_SYN_RUNS = expand(
     "results/dcm_synthetic/runs/eta-{eta}_gamma-{gamma}.json",
     eta=DCM_SYN["etas"],
@@ -32,7 +31,7 @@ rule dcm_synthetic_fit:
         settings={
             k: v for k, v in DCM_SYN.items() if k not in ("fig2", "etas", "gammas")
         },
-        code=src_digest(*DCM_CODE, "data/domains.py", "experiments/dcm_synthetic.py"),
+        code=script_code("dcm_synthetic_fit.py"),
     script:
         "../scripts/dcm_synthetic_fit.py"
 
@@ -51,9 +50,7 @@ rule dcm_synthetic_aggregate:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest(
-            "experiments/dcm_synthetic.py", "report/dcm.py", "report/tables.py"
-        ),
+        code=script_code("dcm_synthetic_aggregate.py"),
     script:
         "../scripts/dcm_synthetic_aggregate.py"
 
@@ -77,7 +74,7 @@ rule dcm_fig2_fit:
             },
             **DCM_SYN["fig2"],
         },
-        code=src_digest(*DCM_CODE, "data/domains.py", "experiments/dcm_synthetic.py"),
+        code=script_code("dcm_fig2_fit.py"),
     script:
         "../scripts/dcm_fig2_fit.py"
 
@@ -98,7 +95,7 @@ rule dcm_fig2_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        code=src_digest("report/dcm.py", "report/figures.py"),
+        code=script_code("dcm_fig2_figure.py"),
     script:
         "../scripts/dcm_fig2_figure.py"
 
@@ -117,7 +114,7 @@ rule dcm_synthetic_report:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest("report/dcm.py", "report/compare.py", "report/tables.py"),
+        code=script_code("dcm_synthetic_report.py"),
     script:
         "../scripts/dcm_synthetic_report.py"
 
@@ -148,9 +145,7 @@ rule dcm_parkinsons_fit:
     params:
         seed=config["seed"],
         settings={k: v for k, v in DCM_PARK.items() if k != "n_repetitions"},
-        code=src_digest(
-            *DCM_CODE, "data/parkinsons.py", "experiments/dcm_parkinsons.py"
-        ),
+        code=script_code("dcm_parkinsons_fit.py"),
     script:
         "../scripts/dcm_parkinsons_fit.py"
 
@@ -170,9 +165,7 @@ rule dcm_parkinsons_aggregate:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest(
-            "experiments/dcm_parkinsons.py", "report/dcm.py", "report/tables.py"
-        ),
+        code=script_code("dcm_parkinsons_aggregate.py"),
     script:
         "../scripts/dcm_parkinsons_aggregate.py"
 
@@ -194,7 +187,7 @@ rule dcm_nystrom_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        code=src_digest("report/dcm.py", "report/figures.py"),
+        code=script_code("dcm_nystrom_figure.py"),
     script:
         "../scripts/dcm_nystrom_figure.py"
 
@@ -214,7 +207,7 @@ rule dcm_parkinsons_report:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest("report/dcm.py", "report/compare.py", "report/tables.py"),
+        code=script_code("dcm_parkinsons_report.py"),
     script:
         "../scripts/dcm_parkinsons_report.py"
 

@@ -5,13 +5,6 @@ Targets: students, adult.
 
 STUDENTS = config["students"]
 ADULT = config["adult"]
-FAIRNESS_LIBRARY = (
-    "kernels.py",
-    "conditional.py",
-    "oblivious.py",
-    "ferm.py",
-    "metrics.py",
-)
 STUDENTS_RUNS = expand(
     "results/students/runs/{students_variant}.json",
     students_variant=list(STUDENTS["variants"]),
@@ -23,16 +16,6 @@ ADULT_RUNS = expand(
     adult_protocol=list(ADULT["protocols"]),
     adult_grid=ADULT["run_grids"],
 )
-for _grid in ADULT["run_grids"]:
-    if _grid not in ADULT["grids"]:
-        raise ValueError(
-            f"adult.run_grids: {_grid!r} is not one of adult.grids {sorted(ADULT['grids'])}."
-        )
-if STUDENTS["primary_variant"] not in STUDENTS["variants"]:
-    raise ValueError(
-        f"students.primary_variant = {STUDENTS['primary_variant']!r} is not one of "
-        f"students.variants {sorted(STUDENTS['variants'])}."
-    )
 
 
 wildcard_constraints:
@@ -59,13 +42,7 @@ rule students_fit:
         n_repetitions=STUDENTS["n_repetitions"],
         log2_C=[STUDENTS["log2_C_min"], STUDENTS["log2_C_max"]],
         n_folds=STUDENTS["n_folds"],
-        code=src_digest(
-            *FAIRNESS_LIBRARY,
-            "seeding.py",
-            "data/students.py",
-            "experiments/adult.py",
-            "experiments/students.py",
-        ),
+        code=script_code("students_fit.py"),
     script:
         "../scripts/students_fit.py"
 
@@ -83,7 +60,7 @@ rule students_aggregate:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest("experiments/students.py"),
+        code=script_code("students_aggregate.py"),
     script:
         "../scripts/students_aggregate.py"
 
@@ -107,7 +84,7 @@ rule students_figure:
     params:
         variants=[STUDENTS["primary_variant"]]
         + [v for v in STUDENTS["variants"] if v != STUDENTS["primary_variant"]],
-        code=src_digest("report/fairness.py", "report/figures.py"),
+        code=script_code("students_figure.py"),
     script:
         "../scripts/students_figure.py"
 
@@ -127,7 +104,7 @@ rule students_report:
         runtime=5,
     params:
         primary_variant=STUDENTS["primary_variant"],
-        code=src_digest("report/fairness.py", "report/compare.py", "report/tables.py"),
+        code=script_code("students_report.py"),
     script:
         "../scripts/students_report.py"
 
@@ -159,7 +136,7 @@ rule adult_fit:
         options=lambda wc: ADULT["protocols"][wc.adult_protocol],
         n_folds=ADULT["n_folds"],
         n_train_corrected=ADULT["n_train_corrected"],
-        code=src_digest(*FAIRNESS_LIBRARY, "data/adult.py", "experiments/adult.py"),
+        code=script_code("adult_fit.py"),
     script:
         "../scripts/adult_fit.py"
 
@@ -179,7 +156,7 @@ rule adult_aggregate:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest("report/fairness.py", "report/tables.py"),
+        code=script_code("adult_aggregate.py"),
     script:
         "../scripts/adult_aggregate.py"
 
@@ -197,7 +174,7 @@ rule adult_report:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest("report/fairness.py", "report/compare.py", "report/tables.py"),
+        code=script_code("adult_report.py"),
     script:
         "../scripts/adult_report.py"
 

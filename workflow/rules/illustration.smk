@@ -14,13 +14,7 @@ rule illustration_sample:
     params:
         seed=config["seed"],
         settings=config["illustration"],
-        code=src_digest(
-            "conditional.py",
-            "metrics.py",
-            "seeding.py",
-            "data/synthetic.py",
-            "experiments/illustration.py",
-        ),
+        code=script_code("illustration_sample.py"),
     script:
         "../scripts/illustration_sample.py"
 
@@ -41,7 +35,7 @@ rule illustration_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        code=src_digest("report/figures.py"),
+        code=script_code("illustration_figure.py"),
     script:
         "../scripts/illustration_figure.py"
 
@@ -61,12 +55,7 @@ rule illustration_report:
         runtime=5,
     params:
         scale=config["scale"],
-        code=src_digest(
-            "report/compare.py",
-            "report/tables.py",
-            "report/render.py",
-            "report/verdicts.py",
-        ),
+        code=script_code("illustration_report.py"),
     script:
         "../scripts/illustration_report.py"
 

@@ -45,11 +45,6 @@ rule report:
         config_files=[str(path) for path in workflow.configfiles],
         code_directory=workflow.basedir,
         paper_command=PAPER_SCALE_COMMAND,
-        code=src_digest(
-            "report/render.py",
-            "report/verdicts.py",
-            "report/provenance.py",
-            "records.py",
-        ),
+        code=script_code("report.py"),
     script:
         "../scripts/report.py"

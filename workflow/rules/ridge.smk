@@ -1,15 +1,6 @@
 """Paper §7.2, Fig. 4: KRR vs ORR vs M-ORR over the dependence γ (target: ridge)."""
 
 RIDGE = config["ridge"]
-RIDGE_CODE = src_digest(
-    "kernels.py",
-    "conditional.py",
-    "oblivious.py",
-    "ridge.py",
-    "seeding.py",
-    "data/synthetic.py",
-    "experiments/ridge.py",
-)
 # One job per (variant, experiment): all γ values and repetitions (~0.07 s each) in one
 # process, so that interpreter start-up does not dominate; records stay one per run.
 RIDGE_RUNS = expand(
@@ -38,7 +29,7 @@ rule ridge_fit:
         n_repetitions=RIDGE["n_repetitions"],
         kernel_gamma=RIDGE["kernel_gamma"],
         partition=RIDGE["partition"],
-        code=RIDGE_CODE,
+        code=script_code("ridge_fit.py"),
     script:
         "../scripts/ridge_fit.py"
 
@@ -59,7 +50,7 @@ rule ridge_aggregate:
     params:
         variants=RIDGE["variants"],
         partition=RIDGE["partition"],
-        code=src_digest("experiments/ridge.py", "data/synthetic.py"),
+        code=script_code("ridge_aggregate.py"),
     script:
         "../scripts/ridge_aggregate.py"
 
@@ -81,7 +72,7 @@ rule ridge_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        code=src_digest("report/figures.py"),
+        code=script_code("ridge_figure.py"),
     script:
         "../scripts/ridge_figure.py"
 
@@ -104,12 +95,7 @@ rule ridge_report:
     params:
         settings=RIDGE,
         scale=config["scale"],
-        code=src_digest(
-            "report/compare.py",
-            "report/tables.py",
-            "report/render.py",
-            "report/verdicts.py",
-        ),
+        code=script_code("ridge_report.py"),
     script:
         "../scripts/ridge_report.py"
 

@@ -32,6 +32,8 @@ import numpy as np
 import pandas as pd
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
+from krepro.data.download import registered_sha256, verify_sha256
+
 __all__ = [
     "COLUMNS",
     "NOMINAL",
@@ -101,7 +103,7 @@ def read_adult(path):
 
     Handles the banner line of ``adult.test``, the ``.`` after its labels, leading spaces,
     ``?`` for missing values (→ NaN) and the empty last line of ``adult.data``. Row order is the
-    file's.
+    file's. The parser checks no hash; :func:`read_adult_files` and :func:`load_adult` do.
     """
     frame = pd.read_csv(
         path,
@@ -121,8 +123,16 @@ def read_adult(path):
     return frame
 
 
-def read_adult_files(data_path, test_path):
-    """Both files, with the rows containing ``?`` (in any column) removed."""
+def read_adult_files(data_path, test_path, verify=True):
+    """Both files, with the rows containing ``?`` (in any column) removed.
+
+    With ``verify`` (the default) each file must have the SHA-256 of the UCI file
+    (:data:`krepro.data.download.DATASETS`); an edited or damaged copy raises
+    :class:`krepro.data.download.ChecksumError` naming the file, expected and actual hash.
+    """
+    if verify:
+        verify_sha256(data_path, registered_sha256("adult", "adult.data"))
+        verify_sha256(test_path, registered_sha256("adult", "adult.test"))
     train, test = read_adult(data_path), read_adult(test_path)
     return train.dropna().reset_index(drop=True), test.dropna().reset_index(drop=True), len(train)
 
@@ -196,7 +206,9 @@ def _corrected(train, test, n_train):
     )
 
 
-def load_adult(data_path, test_path, protocol="reference", n_train=REFERENCE_TRAIN_ROWS):
+def load_adult(
+    data_path, test_path, protocol="reference", n_train=REFERENCE_TRAIN_ROWS, verify=True
+):
     """Train/test split of UCI Adult under one of :data:`PROTOCOLS`.
 
     Parameters
@@ -208,12 +220,19 @@ def load_adult(data_path, test_path, protocol="reference", n_train=REFERENCE_TRA
     n_train : int, default=1628
         Training rows of the ``"corrected"`` protocol (the first complete ``adult.data``
         rows). The ``"reference"`` protocol always uses the FERM loader's ⌊32561/20⌋.
+    verify : bool, default=True
+        Check both files' SHA-256 against the UCI files' before reading them.
 
     Returns
     -------
     AdultSplit
+
+    Raises
+    ------
+    krepro.data.download.ChecksumError
+        A file is not the UCI file (edited or damaged after its download).
     """
-    train, test, n_raw_train = read_adult_files(Path(data_path), Path(test_path))
+    train, test, n_raw_train = read_adult_files(Path(data_path), Path(test_path), verify)
     if protocol == "reference":
         return _reference(train, test, n_raw_train)
     if protocol == "corrected":

@@ -7,9 +7,19 @@ not hash to the expected value is refused; a file is written only after it verif
 temporary file in the destination directory and :func:`os.replace`, so a failed or killed
 download never leaves anything in ``resources/``.
 
-The standard library (``urllib``, ``hashlib``, ``zipfile``) is enough for this; a download
-manager such as pooch would add a dependency, cache files with owner-only permissions and
-still need our mirror logic.
+Any error of a source (unreachable host, a mirror URL with a bad port, a missing file, a
+broken archive, wrong bytes) moves on to the next source; the final error lists every
+source with its error and, when no mirror was set, says to set ``KREPRO_DATA_MIRROR``.
+Readers of the files (:func:`krepro.data.adult.load_adult`,
+:func:`krepro.data.parkinsons.load_parkinsons`) check the SHA-256 again on every load with
+:func:`verify_sha256`, so a copy edited after the download is refused as well.
+
+The standard library (``urllib``, ``hashlib``, ``zipfile``) is enough for this. pooch
+(1.9) was considered: it verifies and atomically writes single http(s)/ftp downloads, but
+it has no ``file://`` or directory source (the offline mirror), no fallback between sources,
+checks the hash of a whole archive rather than of the member extracted from it (only the
+members' hashes are stable here), leaves cached files owner-only (0600) and adds three
+dependencies; what it would replace is the one ``urlopen`` call below.
 """
 
 from __future__ import annotations
@@ -25,7 +35,15 @@ from pathlib import Path
 
 from krepro.records import publish
 
-__all__ = ["DATASETS", "MIRROR_VARIABLE", "ChecksumError", "fetch_dataset_file", "fetch_verified"]
+__all__ = [
+    "DATASETS",
+    "MIRROR_VARIABLE",
+    "ChecksumError",
+    "fetch_dataset_file",
+    "fetch_verified",
+    "registered_sha256",
+    "verify_sha256",
+]
 
 MIRROR_VARIABLE = "KREPRO_DATA_MIRROR"
 _UCI = "https://archive.ics.uci.edu"
@@ -67,6 +85,38 @@ def sha256_of(path):
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def registered_sha256(dataset, filename):
+    """Known SHA-256 of one file of a registered data set (:data:`DATASETS`)."""
+    if dataset not in DATASETS:
+        raise KeyError(f"Unknown data set {dataset!r}; known: {sorted(DATASETS)}.")
+    files = DATASETS[dataset]["files"]
+    if filename not in files:
+        raise KeyError(f"{dataset} has no file {filename!r}; known: {sorted(files)}.")
+    return files[filename]
+
+
+def verify_sha256(path, expected):
+    """Refuse a file whose bytes do not hash to ``expected``.
+
+    Parameters
+    ----------
+    path : path-like
+    expected : str
+        SHA-256 (hex).
+
+    Raises
+    ------
+    ChecksumError
+        Naming the file, the expected and the actual hash.
+    """
+    actual = sha256_of(path)
+    if actual != expected:
+        raise ChecksumError(
+            f"Refused {path}: expected sha256 {expected}, got {actual} (the file was changed "
+            "after its download; delete it to fetch it again)."
+        )
 
 
 def _copy_source(source, out, timeout):
@@ -121,7 +171,7 @@ def fetch_verified(dest, sha256, sources, timeout=60):
         When every source failed and at least one delivered wrong bytes (the message names
         the file, the expected and the actual hash).
     OSError
-        When no source could be read at all.
+        When no source could be read at all (the message lists each source's error).
     """
     dest = Path(dest)
     if dest.exists() and sha256_of(dest) == sha256:
@@ -141,8 +191,8 @@ def fetch_verified(dest, sha256, sources, timeout=60):
                 continue
             publish(tmp, dest)
             return _describe(source)
-        except (OSError, zipfile.BadZipFile, KeyError) as exc:
-            errors.append(f"{_describe(source)}: {exc}")
+        except Exception as exc:  # any failure of one source: try the next one
+            errors.append(f"{_describe(source)}: {type(exc).__name__}: {exc}")
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
@@ -153,9 +203,8 @@ def fetch_verified(dest, sha256, sources, timeout=60):
 
 def dataset_sources(dataset, filename, mirror=None):
     """Sources of one data-set file: mirror (if any), UCI per-file URL, UCI zip member."""
+    registered_sha256(dataset, filename)
     spec = DATASETS[dataset]
-    if filename not in spec["files"]:
-        raise KeyError(f"{dataset} has no file {filename!r}; known: {sorted(spec['files'])}.")
     sources = []
     if mirror:
         if "://" in mirror:
@@ -174,5 +223,16 @@ def fetch_dataset_file(dataset, filename, dest, mirror=None, timeout=60):
     a base URL holding ``<dataset>/<file>``.
     """
     mirror = os.environ.get(MIRROR_VARIABLE) if mirror is None else mirror
-    sha256 = DATASETS[dataset]["files"][filename]
-    return fetch_verified(dest, sha256, dataset_sources(dataset, filename, mirror), timeout)
+    sha256 = registered_sha256(dataset, filename)
+    sources = dataset_sources(dataset, filename, mirror)
+    try:
+        return fetch_verified(dest, sha256, sources, timeout)
+    except ChecksumError:
+        raise
+    except OSError as exc:
+        if mirror:
+            raise
+        raise OSError(
+            f"{exc}. Offline? Set {MIRROR_VARIABLE} to a directory (or base URL) holding "
+            f"{dataset}/{filename}, e.g. a copy of the UCI files."
+        ) from exc

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from krepro.data.download import DATASETS, ChecksumError, sha256_of
+from krepro.data.download import registered_sha256, verify_sha256
 
 __all__ = [
     "FEATURES",
@@ -74,16 +74,13 @@ def load_parkinsons(path, verify=True):
 
     Raises
     ------
-    ChecksumError
+    krepro.data.download.ChecksumError
         The file is not the known UCI file.
     ValueError
         The file does not have the expected columns or size.
     """
     if verify:
-        expected = DATASETS["parkinsons"]["files"][FILENAME]
-        actual = sha256_of(path)
-        if actual != expected:
-            raise ChecksumError(f"Refused {path}: expected sha256 {expected}, got {actual}.")
+        verify_sha256(path, registered_sha256("parkinsons", FILENAME))
     frame = pd.read_csv(path)
     missing = [c for c in ("subject#", *TARGETS.values(), *FEATURES) if c not in frame]
     if missing:

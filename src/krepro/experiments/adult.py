@@ -187,5 +187,4 @@ def run_method(split, method, *, grid, grid_name, n_folds, options):
         "params": {"grid": {k: list(v) for k, v in grid.items()}, **options},
         "wall_seconds": time.perf_counter() - start_wall,
         "cpu_seconds": time.process_time() - start_cpu,
-        "status": "ok",
     }

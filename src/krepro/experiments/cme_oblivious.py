@@ -138,7 +138,6 @@ def run_setting(
                         "hsic": hsic(prediction, test.S),
                         "corr_s2": float(np.corrcoef(prediction, s_signal)[0, 1]),
                         "cpu_seconds": cpu_seconds,
-                        "status": "ok",
                     }
                 )
     return records
@@ -147,7 +146,7 @@ def run_setting(
 def aggregate(runs):
     """Mean/sd of test MSE and of the dependence measures per setting, estimator and method."""
     keys = ["sensitive_dim", "experiment", "gamma", "estimator", "method"]
-    grouped = runs[runs["status"] == "ok"].groupby(keys, sort=True)
+    grouped = runs.groupby(keys, sort=True)
     table = grouped.agg(
         mse_mean=("test_mse", "mean"),
         mse_sd=("test_mse", lambda v: v.std(ddof=1)),
@@ -174,7 +173,6 @@ def tidy(records):
         "hsic",
         "corr_s2",
         "seed",
-        "status",
     ]
     frame = pd.DataFrame.from_records(records)[columns]
     return frame.sort_values(

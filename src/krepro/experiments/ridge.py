@@ -159,7 +159,6 @@ def run_setting(
                     "sizes": dict(sizes),
                     **metrics,
                     "cpu_seconds_all_methods": cpu_seconds,
-                    "status": "ok",
                 }
             )
     return records
@@ -177,7 +176,6 @@ def tidy(records):
         "validation_mse",
         "test_mse",
         "seed",
-        "status",
     ]
     frame = pd.DataFrame.from_records(records)[columns]
     return frame.sort_values(
@@ -190,8 +188,7 @@ def aggregate(runs):
 
     Columns: variant, experiment, gamma, method, mse_mean, mse_sd, mse_se, n_reps.
     """
-    ok = runs[runs["status"] == "ok"]
-    grouped = ok.groupby(["variant", "experiment", "gamma", "method"], sort=True)["test_mse"]
+    grouped = runs.groupby(["variant", "experiment", "gamma", "method"], sort=True)["test_mse"]
     table = grouped.agg(mse_mean="mean", mse_sd=lambda v: v.std(ddof=1), n_reps="size")
     table["mse_se"] = table["mse_sd"] / np.sqrt(table["n_reps"])
     table = table.reset_index()

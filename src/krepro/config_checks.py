@@ -1,0 +1,185 @@
+"""Cross-field checks of the workflow config: what the JSON schema cannot express.
+
+``workflow/schemas/config.schema.yaml`` checks every key on its own (type, range, known
+names). The constraints between keys live here: a λ or C grid whose minimum exceeds its
+maximum, a range with ``low >= high``, as many training domains as domains, more folds than
+training points, a ``primary_variant`` that is not a variant, and so on. Left unchecked,
+each starts jobs that fail later with a message that does not name the config key
+("argmin of an empty sequence", "high − low < 0"). :func:`check_config` runs before the
+workflow builds its DAG and raises one :class:`ValueError` listing every problem, each with
+the dotted keys and their values.
+"""
+
+from __future__ import annotations
+
+__all__ = ["check_config", "config_problems"]
+
+
+def _ordered(problems, section, low_key, high_key, *, strict, prefix):
+    """``section[low_key] <= section[high_key]`` (``<`` when ``strict``)."""
+    low, high = section[low_key], section[high_key]
+    if low > high or (strict and low == high):
+        relation = "smaller than" if strict else "at most"
+        problems.append(
+            f"{prefix}.{low_key} = {low!r} must be {relation} {prefix}.{high_key} = {high!r}."
+        )
+
+
+def _primary_variant(problems, section, prefix):
+    primary = section["primary_variant"]
+    if primary not in section["variants"]:
+        problems.append(
+            f"{prefix}.primary_variant = {primary!r} is not one of {prefix}.variants "
+            f"{sorted(section['variants'])}."
+        )
+
+
+def _grids(problems, config):
+    """λ, α and C grids: the smallest exponent must not exceed the largest."""
+    for name, variant in config["ridge"]["variants"].items():
+        _ordered(
+            problems,
+            variant,
+            "log2_lambda_min",
+            "log2_lambda_max",
+            strict=False,
+            prefix=f"ridge.variants.{name}",
+        )
+    cme_oblivious = config["cme_oblivious"]
+    _ordered(
+        problems,
+        cme_oblivious,
+        "log2_lambda_min",
+        "log2_lambda_max",
+        strict=False,
+        prefix="cme_oblivious",
+    )
+    _ordered(
+        problems,
+        cme_oblivious["cme"],
+        "log10_alpha_min",
+        "log10_alpha_max",
+        strict=False,
+        prefix="cme_oblivious.cme",
+    )
+    _ordered(
+        problems, config["students"], "log2_C_min", "log2_C_max", strict=False, prefix="students"
+    )
+
+
+def _ranges(problems, config):
+    """Supports and partition boxes: ``low < high``."""
+    _ordered(
+        problems, config["ridge"]["partition"], "low", "high", strict=True, prefix="ridge.partition"
+    )
+    _ordered(
+        problems,
+        config["cme_oblivious"]["partition"],
+        "low",
+        "high",
+        strict=True,
+        prefix="cme_oblivious.partition",
+    )
+    for name, variant in config["students"]["variants"].items():
+        _ordered(problems, variant, "low", "high", strict=True, prefix=f"students.variants.{name}")
+
+
+def _variants(problems, config):
+    for section in ("ridge", "students", "coverage"):
+        _primary_variant(problems, config[section], section)
+    adult = config["adult"]
+    unknown = [grid for grid in adult["run_grids"] if grid not in adult["grids"]]
+    if unknown:
+        problems.append(
+            f"adult.run_grids {unknown} are not among adult.grids {sorted(adult['grids'])}."
+        )
+
+
+def _folds(problems, config):
+    """Cross-validation needs at least one training point per fold."""
+    for section, n_train in (("students", "n_train"), ("adult", "n_train_corrected")):
+        n_folds, n = config[section]["n_folds"], config[section][n_train]
+        if n_folds > n:
+            problems.append(
+                f"{section}.n_folds = {n_folds} exceeds {section}.{n_train} = {n} "
+                "(every fold needs a training point)."
+            )
+
+
+def _domains(problems, config):
+    dcm = config["dcm_synthetic"]
+    if dcm["n_train_domains"] >= dcm["n_domains"]:
+        problems.append(
+            f"dcm_synthetic.n_train_domains = {dcm['n_train_domains']} must be smaller than "
+            f"dcm_synthetic.n_domains = {dcm['n_domains']} (the rest are the unseen domains)."
+        )
+    # scipy.stats.wishart needs df > dim − 1.
+    for prefix, section in (("dcm_synthetic", dcm), ("dcm_synthetic.fig2", dcm["fig2"])):
+        if section["wishart_df"] <= section["dim"] - 1:
+            problems.append(
+                f"{prefix}.wishart_df = {section['wishart_df']} must exceed {prefix}.dim − 1 = "
+                f"{section['dim'] - 1} (Wishart W(ηI, df) in dimension dim)."
+            )
+
+
+def _cme(problems, config):
+    first, second = config["cme"]["contrast_x"]
+    if first == second:
+        problems.append(
+            f"cme.contrast_x = {config['cme']['contrast_x']} must hold two different points "
+            "(the claim compares the conditional laws at two x)."
+        )
+
+
+def _coverage(problems, config):
+    coverage = config["coverage"]
+    for key in ("partitions", "targets"):
+        if coverage[key] != sorted(set(coverage[key])):
+            problems.append(f"coverage.{key} = {coverage[key]} must be strictly increasing.")
+    n, partitions = coverage["n_samples"], coverage["partitions"]
+    bad = [p for p in partitions if n % p or p % min(partitions)]
+    if bad:
+        problems.append(
+            f"coverage.partitions {bad}: every P must divide coverage.n_samples = {n} and be "
+            f"a multiple of the smallest P = {min(partitions)} (nested partitions)."
+        )
+
+
+_CHECKS = (_grids, _ranges, _variants, _folds, _domains, _cme, _coverage)
+
+
+def config_problems(config):
+    """Every cross-field problem of a schema-valid config, one message each.
+
+    Parameters
+    ----------
+    config : dict
+        The workflow config after ``snakemake.utils.validate`` (all required keys present).
+
+    Returns
+    -------
+    list of str
+        Messages naming the dotted keys and their values; empty when the config is sound.
+    """
+    problems = []
+    for check in _CHECKS:
+        check(problems, config)
+    return problems
+
+
+def check_config(config):
+    """Raise a :class:`ValueError` listing every cross-field problem of ``config``.
+
+    Parameters
+    ----------
+    config : dict
+        The workflow config after schema validation.
+
+    Raises
+    ------
+    ValueError
+        One line per problem, each naming the config keys involved and their values.
+    """
+    problems = config_problems(config)
+    if problems:
+        raise ValueError("Invalid config:\n" + "\n".join(f"  - {p}" for p in problems))

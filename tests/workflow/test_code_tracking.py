@@ -1,0 +1,145 @@
+"""Automatic rerun tracking: editing a krepro module reruns exactly the jobs that import it.
+
+Each rule's ``code`` parameter is a digest of its script and of every krepro module the
+script imports, transitively (``script_code`` in workflow/rules/common.smk,
+krepro.codedeps). A copy of the repository runs the ``illustration`` and ``ridge`` targets
+on the tiny config; then one module of the copy is edited. ``snakemake -n`` must schedule
+exactly the jobs whose script imports it and the jobs downstream of them, and each rule, dry
+run alone on its own outputs (``--allowed-rules``, so that an upstream rerun does not mask
+its own reason), must report "Params have changed" exactly when its script imports the
+module.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_workflow import ILLUSTRATION_RULES, REPO, RIDGE_RULES, TINY_CONFIG, job_stats, ok
+
+from krepro.codedeps import script_dependencies
+
+pytestmark = [pytest.mark.workflow, pytest.mark.slow]
+
+TARGETS = ("illustration", "ridge")
+DAG_RULES = ILLUSTRATION_RULES | RIDGE_RULES | set(TARGETS)
+COPIED = ("Snakefile", "workflow", "src", "config", "profiles")
+
+
+def run_copy(
+    repo: Path, workdir: Path, *args: str, targets: tuple[str, ...] = TARGETS
+) -> subprocess.CompletedProcess:
+    """snakemake with the copy's Snakefile and library, the tiny config, in ``workdir``.
+
+    Targets go first: options such as --allowed-rules take several values.
+    """
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(repo / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    if "KREPRO_DATA_MIRROR" not in env and (REPO.parent / "shared" / "data").is_dir():
+        env["KREPRO_DATA_MIRROR"] = str(REPO.parent / "shared" / "data")
+    cmd = [
+        sys.executable, "-m", "snakemake", "--snakefile", str(repo / "Snakefile"),
+        "--directory", str(workdir), "--cores", "2", *targets, *args,
+        "--replace-workflow-config", "--configfile", str(TINY_CONFIG),
+    ]  # fmt: skip
+    return subprocess.run(
+        cmd, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, timeout=600, check=False,
+    )  # fmt: skip
+
+
+def rule_outputs(summary: str) -> dict[str, list[str]]:
+    """{rule: its output files} from ``snakemake --summary``."""
+    outputs: dict[str, list[str]] = {}
+    for line in summary.splitlines():
+        fields = line.split("\t")
+        if len(fields) >= 3 and fields[0].startswith("results/"):
+            outputs.setdefault(fields[2], []).append(fields[0])
+    return outputs
+
+
+def rule_scripts() -> dict[str, Path]:
+    """{rule: its script} of every rule with a ``script:`` directive."""
+    scripts = {}
+    for path in (REPO / "workflow" / "rules").glob("*.smk"):
+        for block in re.split(r"(?m)^(?=rule \w+:)", path.read_text(encoding="utf-8"))[1:]:
+            script = re.search(r'^\s+script:\s*\n\s+"\.\./scripts/([\w.]+)"', block, re.M)
+            if script:
+                name = re.match(r"rule (\w+):", block).group(1)
+                scripts[name] = REPO / "workflow" / "scripts" / script.group(1)
+    return scripts
+
+
+@pytest.fixture(scope="module")
+def copied_run(tmp_path_factory) -> tuple[Path, Path, dict[str, list[str]]]:
+    root = tmp_path_factory.mktemp("code_tracking")
+    repo, workdir = root / "repo", root / "work"
+    repo.mkdir()
+    for name in COPIED:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, repo / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, repo / name)
+    workdir.mkdir()
+    ok(run_copy(repo, workdir))
+    outputs = rule_outputs(ok(run_copy(repo, workdir, "--summary")))
+    assert set(outputs) == ILLUSTRATION_RULES | RIDGE_RULES, outputs
+    return repo, workdir, outputs
+
+
+# Jobs that must get "Params have changed" when the module is edited (illustration and ridge
+# targets): records.py is used by every script (run records, atomic writes); kernels.py by
+# the ridge fits and by the ridge aggregate (experiments.ridge imports the estimators);
+# report/compare.py only by the report sections.
+DIRECT = {
+    "records.py": ILLUSTRATION_RULES | RIDGE_RULES,
+    "kernels.py": {"ridge_fit", "ridge_aggregate"},
+    "report/compare.py": {"illustration_report", "ridge_report"},
+}
+# ... and everything downstream of them (the target rules included).
+SCHEDULED = {
+    "records.py": DAG_RULES,
+    "kernels.py": RIDGE_RULES | {"ridge"},
+    "report/compare.py": {"illustration_report", "ridge_report", "illustration", "ridge"},
+}
+
+
+@pytest.mark.parametrize("module", list(DIRECT))
+def test_editing_a_module_reruns_exactly_its_dependent_jobs(copied_run, module):
+    repo, workdir, outputs = copied_run
+    path = repo / "src" / "krepro" / module
+    original = path.read_bytes()
+
+    # the import graph of the scripts agrees with the expectation above
+    src = REPO / "src"
+    importers = {
+        rule
+        for rule, script in rule_scripts().items()
+        if rule in DAG_RULES and src / "krepro" / module in script_dependencies(script, src)
+    }
+    assert importers == DIRECT[module]
+
+    try:
+        path.write_bytes(original + b"\n# edited\n")
+        out = ok(run_copy(repo, workdir, "-n"))
+        assert set(job_stats(out)) == SCHEDULED[module], out
+        changed = set()
+        for rule, files in outputs.items():
+            alone = ok(run_copy(repo, workdir, "-n", "--allowed-rules", rule, targets=files))
+            if "Params have changed" in alone:
+                changed.add(rule)
+            else:
+                assert "Nothing to be done" in alone, alone
+        assert changed == DIRECT[module]
+    finally:
+        path.write_bytes(original)
+    # a revert, or a new modification time alone, reruns nothing
+    os.utime(path)
+    out = ok(run_copy(repo, workdir, "-n"))
+    assert "Nothing to be done" in out, out
