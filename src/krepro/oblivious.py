@@ -33,6 +33,7 @@ instead of the reference implementation's Python double loop.
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 from scipy import sparse
@@ -250,7 +251,7 @@ class ObliviousKernel(BaseEstimator):
         self.cells_per_axis = cells_per_axis
         self.conditional_mean = conditional_mean
 
-    _parameter_constraints: dict = dict(KERNEL_CONSTRAINTS)
+    _parameter_constraints: ClassVar[dict] = dict(KERNEL_CONSTRAINTS)
 
     def _kernel(self, X, Y=None):
         params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)

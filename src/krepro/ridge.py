@@ -16,6 +16,7 @@ which is how the experiments select :math:`\lambda` on a validation set.
 from __future__ import annotations
 
 from numbers import Real
+from typing import ClassVar
 
 import numpy as np
 from scipy import linalg
@@ -169,7 +170,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         self.conditional_mean = conditional_mean
         self.estimation_fraction = estimation_fraction
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: ClassVar[dict] = {
         **KERNEL_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, closed="left")],
         "mode": [StrOptions(set(MODES))],
