@@ -105,7 +105,7 @@ def check_sensitive_features(sensitive_features, n_samples=None, *, name="sensit
         raise ValueError(f"{name} must be a 1-d or 2-d array, got shape {S.shape}.")
     if n_samples is not None and S.shape[0] != n_samples:
         raise ValueError(
-            f"{name} must have one entry (row) per sample: expected {n_samples} rows, got "
+            f"{name} must have one entry per sample: expected {n_samples} rows, got "
             f"shape {S.shape}."
         )
     if S.shape[1] == 0:
