@@ -209,7 +209,7 @@ def test_a_group_only_in_the_training_rows_is_an_empty_cell():
     ids=["dyadic", "cme"],
 )
 def test_continuous_sensitive_features_must_be_finite_numbers(options):
-    X, y, S, _ = _labelled()
+    X, _, S, _ = _labelled()
     model = ObliviousKernel(gamma=0.5, **options).fit(X, sensitive_features=S)
     for bad, message in [
         ([0.1, np.nan], "missing values"),
