@@ -189,6 +189,14 @@ class GroupEncoder:
         Distinct rows, in code order (lexicographic in the column orders).
     n_groups_ : int
     n_columns_ : int
+    kinds_ : list of str
+        ``"number"``, ``"string"`` or ``"object"`` (mixed types) per column.
+    precisions_ : list of numpy.dtype or None
+        Float precision of each number column (float64 for integers), for the comparison.
+    column_sizes_ : tuple of int
+        Number of distinct values per column.
+    group_keys_ : ndarray of int
+        Flat (row-major) index of each group's column codes, sorted.
 
     Examples
     --------
@@ -221,7 +229,7 @@ class GroupEncoder:
         if S.shape[0] == 0:
             raise ValueError(f"{self.name} is empty: at least one label is needed in fit.")
         self.n_columns_ = S.shape[1]
-        self._kinds, self._precisions, self.categories_ = [], [], []
+        self.kinds_, self.precisions_, self.categories_ = [], [], []
         column_codes = np.empty(S.shape, dtype=np.int64)
         for j in range(S.shape[1]):
             kind, values, precision = _column_kind(S[:, j])
@@ -238,15 +246,15 @@ class GroupEncoder:
                 codes = rank[codes]
             else:
                 categories, codes = np.unique(values, return_inverse=True)
-            self._kinds.append(kind)
-            self._precisions.append(precision)
+            self.kinds_.append(kind)
+            self.precisions_.append(precision)
             self.categories_.append(categories)
             column_codes[:, j] = codes.reshape(-1)
-        self._shape = tuple(len(c) for c in self.categories_)
-        keys = np.ravel_multi_index(tuple(column_codes.T), self._shape)
-        self._keys, codes = np.unique(keys, return_inverse=True)
-        self.n_groups_ = len(self._keys)
-        group_codes = np.unravel_index(self._keys, self._shape)
+        self.column_sizes_ = tuple(len(c) for c in self.categories_)
+        keys = np.ravel_multi_index(tuple(column_codes.T), self.column_sizes_)
+        self.group_keys_, codes = np.unique(keys, return_inverse=True)
+        self.n_groups_ = len(self.group_keys_)
+        group_codes = np.unravel_index(self.group_keys_, self.column_sizes_)
         columns = [self.categories_[j][group_codes[j]] for j in range(self.n_columns_)]
         same = len({c.dtype for c in columns}) == 1
         self.groups_ = np.column_stack(columns if same else [c.astype(object) for c in columns])
@@ -255,9 +263,9 @@ class GroupEncoder:
     def _column_codes(self, j, column):
         """Code of every value of one query column in the fitted column ``j``; -1 if unseen."""
         kind, values, precision = _column_kind(column)
-        categories, fitted_kind = self.categories_[j], self._kinds[j]
+        categories, fitted_kind = self.categories_[j], self.kinds_[j]
         if kind == fitted_kind == "number":
-            common = _lower_precision(precision, self._precisions[j])
+            common = _lower_precision(precision, self.precisions_[j])
             reference = categories.astype(common)
             if len(np.unique(reference)) != len(reference):
                 raise ValueError(
@@ -300,9 +308,11 @@ class GroupEncoder:
             [self._column_codes(j, S[:, j]) for j in range(self.n_columns_)]
         )
         known = np.all(column_codes >= 0, axis=1)
-        keys = np.ravel_multi_index(tuple(np.where(known[:, None], column_codes, 0).T), self._shape)
-        index = np.minimum(np.searchsorted(self._keys, keys), self.n_groups_ - 1)
-        known &= self._keys[index] == keys
+        keys = np.ravel_multi_index(
+            tuple(np.where(known[:, None], column_codes, 0).T), self.column_sizes_
+        )
+        index = np.minimum(np.searchsorted(self.group_keys_, keys), self.n_groups_ - 1)
+        known &= self.group_keys_[index] == keys
         codes = np.where(known, index, -1)
         if unknown == "error" and not known.all():
             rows = S[~known]
