@@ -55,6 +55,13 @@ def test_numbers_compare_by_value_and_strings_are_other_labels():
     assert encoder.transform(["2", 0], unknown="ignore").tolist() == [-1, 0]
 
 
+def test_large_integers_are_not_merged_by_a_float_conversion():
+    ids = np.array([2**60, 2**60 + 1, 2**60])
+    encoder = GroupEncoder()
+    assert encoder.fit_transform(ids).tolist() == [0, 1, 0]
+    assert encoder.transform(ids[::-1]).tolist() == [0, 1, 0]
+
+
 def test_float32_queries_are_compared_at_float32_precision():
     fitted = np.array([0.1, 0.2, 1 / 3])
     encoder = GroupEncoder().fit(fitted)

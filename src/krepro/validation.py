@@ -145,7 +145,7 @@ def _column_kind(column):
     (``np.float64`` for integers and booleans).
     """
     kind = column.dtype.kind
-    if kind in "biu":
+    if kind in "biu" and not (kind in "iu" and column.size and np.abs(column).max() > 2**53):
         return "number", column.astype(np.float64), np.dtype(np.float64)
     if kind == "f":
         return "number", column.astype(np.float64), column.dtype
@@ -154,7 +154,9 @@ def _column_kind(column):
     column = column.astype(object)
     if all(isinstance(v, str) for v in column):
         return "string", column.astype(str), None
-    if all(isinstance(v, Number) and not isinstance(v, complex) for v in column):
+    if all(isinstance(v, Number) and not isinstance(v, complex) for v in column) and not any(
+        isinstance(v, (int, np.integer)) and abs(int(v)) > 2**53 for v in column
+    ):  # float64 would merge distinct large integers (e.g. 64-bit ids): keep those exact
         return "number", column.astype(np.float64), np.dtype(np.float64)
     return "object", column, None
 
