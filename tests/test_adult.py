@@ -119,3 +119,40 @@ def test_both_classes_and_groups_in_every_split(protocol, reference, corrected):
 def test_unknown_protocol():
     with pytest.raises(ValueError, match="protocol must be one of"):
         load_adult(DATA, TEST, "smaller")
+
+
+def test_sex_as_strings_gives_the_table1_numbers_of_0_1_codes(reference):
+    # A user's own copy of Adult has sex as "Female"/"Male"; every Table-1 method must give
+    # the same record as with the 0/1 codes (Female < Male, as 0 < 1).
+    from dataclasses import replace
+
+    from krepro.experiments.adult import METHODS, run_method
+
+    n = 160
+    codes = replace(
+        reference,
+        X_train=reference.X_train[:n],
+        y_train=reference.y_train[:n],
+        s_train=reference.s_train[:n],
+        X_test=reference.X_test[:n],
+        y_test=reference.y_test[:n],
+        s_test=reference.s_test[:n],
+    )
+    names = np.array(["Female", "Male"])
+    strings = replace(
+        codes, s_train=names[codes.s_train.astype(int)], s_test=names[codes.s_test.astype(int)]
+    )
+    options = {
+        "ferm_intercept": "free",
+        "linear_ferm_selection": "argmax_abs",
+        "oblivious_drop_sensitive": False,
+    }
+    grid = {"C": [1.0], "gamma": [0.1]}
+    for method in METHODS:
+        records = [
+            run_method(split, method, grid=grid, grid_name="tiny", n_folds=2, options=options)
+            for split in (codes, strings)
+        ]
+        for record in records:
+            del record["wall_seconds"], record["cpu_seconds"]
+        assert records[0] == records[1], method

@@ -71,7 +71,7 @@ def _naive_conditional_mean(values, cell_est, cell_query):
 def test_finite_partition_1d_matches_loop():
     rng = np.random.default_rng(0)
     S_fit = rng.integers(0, 4, size=30)
-    S_query = np.concatenate([rng.integers(0, 4, size=20), [7, -1]])  # 7 and -1 are not cells
+    S_query = rng.integers(0, 4, size=20)
     partition = FiniteValuePartition().fit(S_fit)
     cells = sorted({int(s) for s in S_fit})
     assert partition.n_cells == len(cells)
@@ -79,24 +79,29 @@ def test_finite_partition_1d_matches_loop():
     np.testing.assert_array_equal(
         partition.assign(S_query), _naive_value_cells(S_query, [[c] for c in cells])
     )
-    assert np.all(partition.assign([7, -1]) == -1)
+    with pytest.raises(ValueError, match=r"never seen in fit: \[7, -1\]"):
+        partition.assign([0, 7, -1])  # 7 and -1 are not cells
 
 
 def test_finite_partition_2d_rows_are_cells():
     rng = np.random.default_rng(1)
     S_fit = rng.integers(0, 2, size=(25, 2))
-    S_query = np.vstack([rng.integers(0, 2, size=(10, 2)), [[0, 5], [5, 0]]])
+    S_query = rng.integers(0, 2, size=(10, 2))
     partition = FiniteValuePartition().fit(S_fit)
     cells = sorted({tuple(int(v) for v in row) for row in S_fit})
     assert partition.n_cells == len(cells)
     np.testing.assert_array_equal(partition.assign(S_query), _naive_value_cells(S_query, cells))
-    assert list(partition.assign([[0, 5], [5, 0]])) == [-1, -1]
+    with pytest.raises(ValueError, match=r"never seen in fit: \[\(0, 5\), \(5, 0\)\]"):
+        partition.assign([[0, 5], [5, 0]])
 
 
 def test_finite_partition_explicit_values():
-    partition = FiniteValuePartition(values=[3.0, 1.0, 2.0]).fit([1.0, 1.0])
+    partition = FiniteValuePartition(values=[3.0, 1.0, 2.0]).fit([1.0, 1.0, 4.0])
     assert partition.n_cells == 3  # cells come from ``values``, not from the fitted S
+    # 4.0 was seen in fit but is not a cell: no cell; 5.0 was never seen: an error.
     np.testing.assert_array_equal(partition.assign([2.0, 3.0, 1.0, 4.0]), [1, 2, 0, -1])
+    with pytest.raises(ValueError, match=r"never seen in fit: \[5\.0\]"):
+        partition.assign([2.0, 5.0])
 
 
 def test_finite_partition_column_mismatch_raises():
@@ -262,12 +267,12 @@ def test_membership_is_one_hot():
     np.testing.assert_array_equal(R, expected)
 
 
-def test_values_partition_unseen_query_value_gets_zero_row_and_zero_estimate():
+def test_values_partition_non_cell_value_gets_zero_row_and_unseen_value_raises():
     rng = np.random.default_rng(7)
-    S = rng.integers(0, 3, size=20)
-    values = rng.normal(size=20)
-    estimator = PartitionConditionalMean(FiniteValuePartition()).fit(S)
-    cells = sorted(set(S.tolist()))
+    S = np.append(rng.integers(0, 3, size=20), 5)  # 5: seen in fit, but not a cell
+    values = rng.normal(size=21)
+    estimator = PartitionConditionalMean(FiniteValuePartition(values=[0, 1, 2])).fit(S)
+    cells = [0, 1, 2]
     np.testing.assert_array_equal(
         estimator.cell_index_, _naive_value_cells(S, [[c] for c in cells])
     )
@@ -282,6 +287,8 @@ def test_values_partition_unseen_query_value_gets_zero_row_and_zero_estimate():
     expected = [values[S == s].mean() if s in cells else 0.0 for s in S_query]
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-14)  # means of <= 20 O(1) values
     assert got[3] == 0.0
+    with pytest.raises(ValueError, match=r"never seen in fit: \[6\]"):
+        estimator.membership([0, 6])
 
 
 def test_values_partition_2d_conditional_mean_matches_loop():
@@ -290,13 +297,14 @@ def test_values_partition_2d_conditional_mean_matches_loop():
     values = rng.normal(size=24)
     estimator = PartitionConditionalMean(FiniteValuePartition()).fit(S)
     cells = [tuple(row) for row in estimator.partition.cells_.tolist()]
-    S_query = np.vstack([S[:6], [[3, 3]]])
+    S_query = S[:6]
     got = estimator.conditional_mean(values, S_query)
     expected = _naive_conditional_mean(
         values, _naive_value_cells(S, cells), _naive_value_cells(S_query, cells)
     )
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-14)  # means of <= 24 O(1) values
-    assert got[-1] == 0.0
+    with pytest.raises(ValueError, match=r"never seen in fit: \[\(3, 3\)\]"):
+        estimator.conditional_mean(values, np.vstack([S[:6], [[3, 3]]]))
 
 
 def test_estimation_value_outside_explicit_cells_enters_no_cell():

@@ -162,3 +162,26 @@ def test_errors_name_the_problem():
         FERMClassifier(epsilon=-1).fit(X, y)
     with pytest.raises(ValueError, match="intercept"):
         FERMClassifier(intercept="mean").fit(X, y)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+@pytest.mark.parametrize("gamma", ["scale", "auto", 0.3])
+def test_decision_function_is_the_kernel_expansion_with_svc_kernels(kernel, gamma):
+    # The kernel goes through krepro.kernels.gram; it must be SVC's kernel with SVC's
+    # resolution of gamma ("scale": 1 / (d Var X)), checked with scikit-learn's own kernels.
+    from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+
+    X, y, s = _data(n=80, seed=3)
+    clf = FERMClassifier(kernel=kernel, gamma=gamma, degree=2, coef0=0.5)
+    clf.fit(X, y, sensitive_features=s)
+    resolved = {"scale": 1.0 / (X.shape[1] * X.var()), "auto": 1.0 / X.shape[1]}.get(gamma, gamma)
+    assert clf.gamma_ == pytest.approx(resolved, rel=1e-15)
+    K = {
+        "rbf": lambda A, B: rbf_kernel(A, B, gamma=resolved),
+        "linear": linear_kernel,
+        "poly": lambda A, B: polynomial_kernel(A, B, degree=2, gamma=resolved, coef0=0.5),
+    }[kernel]
+    X_test = X[:10] + 0.1
+    expected = K(X_test, clf.support_vectors_) @ clf.dual_coef_[0] + clf.intercept_[0]
+    # same kernel values, one matrix-vector product: agreement to round-off
+    np.testing.assert_allclose(clf.decision_function(X_test), expected, rtol=1e-12, atol=1e-12)

@@ -10,8 +10,10 @@ import itertools
 import numpy as np
 import pytest
 
+from krepro.conditional import FiniteValuePartition
 from krepro.kernels import gram, kernel_params
-from krepro.oblivious import ObliviousKernel, check_sensitive_features
+from krepro.oblivious import ObliviousKernel
+from krepro.validation import check_sensitive_features
 
 # ---------------------------------------------------------------------------------------------
 # explicit feature maps and oracles
@@ -81,12 +83,14 @@ def _scenario(name, seed=0, d=3):
         S_a = rng.integers(0, 3, size=n_a)
         S_b = rng.integers(0, 3, size=n_b)
         options, cell_of = {"partition": "values"}, value_cell
-    elif name == "values-unseen":
-        # 3 and 4 never occur in the estimation sample: their conditional mean estimate is 0
+    elif name == "values-empty":
+        # Explicit cells 0..4; 3 and 4 never occur in the estimation sample: their cells are
+        # empty and their conditional mean estimate is 0
         S_est = rng.integers(0, 3, size=m)
         S_a = np.concatenate([rng.integers(0, 3, size=n_a - 3), [3, 4, 3]])
         S_b = np.concatenate([rng.integers(0, 3, size=n_b - 1), [4]])
-        options, cell_of = {"partition": "values"}, value_cell
+        options = {"partition": FiniteValuePartition(values=[0, 1, 2, 3, 4])}
+        cell_of = value_cell
     elif name == "values-2d":
         S_est = rng.integers(0, 2, size=(m, 2))
         S_a = rng.integers(0, 2, size=(n_a, 2))
@@ -123,8 +127,8 @@ def _scenario(name, seed=0, d=3):
     return (X_est, S_est, X_a, S_a, X_b, S_b), options, cell_of, empty_rows
 
 
-SCENARIOS = ["values", "values-unseen", "values-2d", "dyadic", "dyadic-empty", "dyadic-2d-empty"]
-WITH_EMPTY = {"values-unseen", "dyadic-empty", "dyadic-2d-empty"}
+SCENARIOS = ["values", "values-empty", "values-2d", "dyadic", "dyadic-empty", "dyadic-2d-empty"]
+WITH_EMPTY = {"values-empty", "dyadic-empty", "dyadic-2d-empty"}
 
 # Entries are O(1)-O(100) sums of a few hundred products; 1e-10 is far above round-off and
 # far below any modelling error (a missing or misplaced cell mean changes entries by O(0.1)).
@@ -166,7 +170,7 @@ def test_gram_equals_explicit_feature_space(feature_map, scenario):
         np.testing.assert_allclose(ok.mixed_gram(X_a, S_a, X_b)[i], Phi_b @ z, rtol=0, atol=ATOL)
 
 
-@pytest.mark.parametrize("scenario", ["dyadic-empty", "values-unseen"])
+@pytest.mark.parametrize("scenario", ["dyadic-empty", "values-empty"])
 def test_empty_cells_have_zero_conditional_mean_components(scenario):
     (X_est, S_est, X_a, S_a, *_), options, _, empty_rows = _scenario(scenario)
     ok = ObliviousKernel(kernel="linear", **options).fit(X_est, sensitive_features=S_est)
@@ -240,7 +244,7 @@ def algorithm1(X_i, cells_i, X_j, cells_j, X_est, cells_est, gamma):
     return O
 
 
-@pytest.mark.parametrize("scenario", ["values", "values-unseen", "dyadic-empty", "dyadic-2d-empty"])
+@pytest.mark.parametrize("scenario", ["values", "values-empty", "dyadic-empty", "dyadic-2d-empty"])
 def test_gram_equals_algorithm_1(scenario):
     (X_est, S_est, X_a, S_a, X_b, S_b), options, cell_of, _ = _scenario(scenario, seed=1, d=2)
     gamma = 0.5
@@ -378,7 +382,6 @@ def test_linear_kernel_finite_S_is_group_mean_centring():
 
 
 def test_check_sensitive_features():
-    np.testing.assert_array_equal(check_sensitive_features(None, 3), np.zeros((3, 1)))
     assert check_sensitive_features([1, 2, 3], 3).shape == (3, 1)
     assert check_sensitive_features(np.ones((3, 2)), 3).shape == (3, 2)
     with pytest.raises(ValueError, match="expected 4 rows"):
@@ -411,8 +414,6 @@ def test_estimation_points_outside_explicit_cells_only_enter_the_overall_mean():
     # Explicit cells {0, 1}; estimation points with S = 2 belong to no cell. With the linear
     # kernel Z = x − mean(x_est | cell(s)) + mean(all x_est), where the overall mean includes
     # the no-cell points and a query with S = 2 has conditional-mean estimate 0.
-    from krepro.conditional import FiniteValuePartition
-
     rng = np.random.default_rng(5)
     S_est = np.array([2, 0, 1, 2, 0, 1, 1, 2, 0])
     X_est = rng.normal(size=(9, 2)) + S_est[:, None]

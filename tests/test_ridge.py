@@ -199,7 +199,7 @@ def _explicit_Z(X, S, X_est, S_est):
 @pytest.mark.parametrize("mode", MODES)
 def test_linear_kernel_equals_primal_ridge_on_explicit_features(mode):
     X, y, S = _data(12, d=3, n_groups=3)
-    X_test, S_test = X[:6] + 0.3, np.array([0, 1, 2, 0, 3, 1])  # 3 is an unseen group
+    X_test, S_test = X[:6] + 0.3, np.array([0, 1, 2, 0, 2, 1])
     model = ObliviousRidge(alpha=0.5, kernel="linear", mode=mode).fit(X, y, sensitive_features=S)
     Z_train = _explicit_Z(X[:20], S[:20], X[20:], S[20:])
     Z_test = _explicit_Z(X_test, S_test, X[20:], S[20:])
@@ -210,6 +210,8 @@ def test_linear_kernel_equals_primal_ridge_on_explicit_features(mode):
     np.testing.assert_allclose(
         model.predict(X_test, sensitive_features=S_test), Z_test @ w, rtol=0, atol=1e-9
     )
+    with pytest.raises(ValueError, match=r"never seen in fit: \[3\]"):
+        model.predict(X_test, sensitive_features=[0, 1, 2, 0, 3, 1])
 
 
 def test_multi_output_targets_are_fitted_column_wise():
@@ -236,7 +238,7 @@ def test_invalid_mode_raises():
 @pytest.mark.parametrize("fraction", [0.0, 1.0, 1.5, -0.2])
 def test_invalid_estimation_fraction_raises(fraction):
     X, y, _ = _data(15)
-    with pytest.raises(ValueError, match=f"got {fraction!r}"):
+    with pytest.raises(ValueError, match=f"'estimation_fraction' .* Got {fraction!r}"):
         ObliviousRidge(estimation_fraction=fraction).fit(X, y)
 
 

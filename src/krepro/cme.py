@@ -30,12 +30,21 @@ the dimension of S.
 
 from __future__ import annotations
 
+from numbers import Real
+from typing import ClassVar
+
 import numpy as np
 from scipy import linalg, sparse
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from krepro.kernels import gram, kernel_params
+from krepro.kernels import KERNELS, gram, kernel_params
+from krepro.validation import check_continuous
+
+_KERNEL = [StrOptions(set(KERNELS))]
+_SCALE = [Interval(Real, 0, None, closed="neither"), None]
+_LAMBDA = [Interval(Real, 0, None, closed="neither")]
 
 __all__ = ["CMEConditionalMean", "ConditionalMeanEmbedding"]
 
@@ -57,7 +66,7 @@ class ConditionalMeanEmbedding(BaseEstimator):
         Output RBF/polynomial scale.
     output_kernel_params : dict, default=None
         Further output-kernel parameters.
-    alpha : float, default=1.0
+    alpha : float > 0, default=1.0
         :math:`\lambda` of :math:`\alpha(x) = (K + n\lambda I)^{-1}k_x` (so the diagonal load is
         ``n * alpha``; ``KernelRidge(alpha=n * alpha)`` solves the same system).
 
@@ -104,6 +113,18 @@ class ConditionalMeanEmbedding(BaseEstimator):
         self.output_kernel_params = output_kernel_params
         self.alpha = alpha
 
+    _parameter_constraints: ClassVar[dict] = {
+        "kernel": _KERNEL,
+        "gamma": _SCALE,
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "kernel_params": [dict, None],
+        "output_kernel": _KERNEL,
+        "output_gamma": _SCALE,
+        "output_kernel_params": [dict, None],
+        "alpha": _LAMBDA,
+    }
+
     def _input_kernel(self, A, B=None):
         params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
         return gram(A, B, self.kernel, **params)
@@ -118,6 +139,7 @@ class ConditionalMeanEmbedding(BaseEstimator):
         )
         return gram(A, B, self.output_kernel, **params)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Factorise :math:`K + n\\lambda I` for the training inputs ``X``; keep ``y``.
 
@@ -131,8 +153,6 @@ class ConditionalMeanEmbedding(BaseEstimator):
         -------
         self : ConditionalMeanEmbedding
         """
-        if not self.alpha > 0:
-            raise ValueError(f"alpha (λ) must be positive, got {self.alpha!r}.")
         X, y = validate_data(self, X, y, multi_output=True)
         n = X.shape[0]
         system = self._input_kernel(X)
@@ -220,7 +240,7 @@ class CMEConditionalMean(BaseEstimator):
         Kernel on the sensitive features.
     gamma : float, default=None
         Its scale (scikit-learn convention).
-    alpha : float, default=1e-3
+    alpha : float > 0, default=1e-3
         :math:`\lambda` (diagonal load :math:`m\lambda`), used when ``alphas`` is None.
     alphas : sequence of float, default=None
         Grid of :math:`\lambda` to choose from by generalised cross-validation of the
@@ -248,6 +268,14 @@ class CMEConditionalMean(BaseEstimator):
         self.alpha = alpha
         self.alphas = alphas
         self.kernel_params = kernel_params
+
+    _parameter_constraints: ClassVar[dict] = {
+        "kernel": _KERNEL,
+        "gamma": _SCALE,
+        "alpha": _LAMBDA,
+        "alphas": ["array-like", None],
+        "kernel_params": [dict, None],
+    }
 
     def _embedding(self, alpha):
         return ConditionalMeanEmbedding(
@@ -277,14 +305,14 @@ class CMEConditionalMean(BaseEstimator):
         self.gcv_scores_ = m * residual / shrink.sum(axis=1) ** 2
         return float(grid[int(np.argmin(self.gcv_scores_))])
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, S, output_gram=None):
         """Factorise the regularised Gram matrix of the estimation sample's S.
 
         ``output_gram`` (the Gram matrix of :math:`\varphi(x_v)`) is needed only to select
         λ from ``alphas``.
         """
-        S = np.asarray(S, dtype=float)
-        S = S[:, None] if S.ndim == 1 else S
+        S = check_continuous(S)
         if self.alphas is not None:
             if output_gram is None:
                 raise ValueError("Selecting alpha from alphas needs output_gram (K of the X).")
@@ -300,8 +328,8 @@ class CMEConditionalMean(BaseEstimator):
 
     def membership(self, S):
         r""":math:`\alpha(s)^\top` for each query, shape (n, m)."""
-        S = np.asarray(S, dtype=float)
-        return self.embedding_.weights(S[:, None] if S.ndim == 1 else S)
+        check_is_fitted(self, "embedding_")
+        return self.embedding_.weights(check_continuous(S))
 
     def conditional_mean(self, values, S):
         r"""Kernel estimate :math:`\sum_v \alpha_v(s) h(x_v)` of :math:`E[h(X)\mid S = s]`."""

@@ -29,6 +29,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from krepro.validation import (
+    GroupEncoder,
+    check_continuous,
+    check_sensitive_features,
+    stack_labels,
+)
+
 __all__ = [
     "DyadicPartition",
     "FiniteValuePartition",
@@ -37,24 +44,31 @@ __all__ = [
 ]
 
 
-def _as_2d(S, name="sensitive_features"):
-    S = np.asarray(S)
-    if S.ndim == 1:
-        S = S[:, None]
-    if S.ndim != 2:
-        raise ValueError(f"{name} must be a 1-d or 2-d array, got shape {S.shape}.")
-    return S
-
-
 class FiniteValuePartition:
     """Each distinct value of S (a row, for multi-column S) is its own cell.
+
+    Values are labels of any hashable type (numbers, strings, pandas categorical or object
+    columns), encoded once in :meth:`fit` by a :class:`krepro.validation.GroupEncoder`:
+    numbers are compared by value (``1``, ``1.0`` and ``np.float32(1)`` are one cell), a value
+    never seen in :meth:`fit` or a missing value (NaN, None) is a ``ValueError``.
 
     Parameters
     ----------
     values : array-like, optional
-        The cells, one value (row) each. ``None`` takes the distinct values seen by
-        :meth:`fit`. A query value that is not a cell gets no cell: its conditional-mean
-        estimate is 0, as for an empty cell.
+        The cells, one value (row) each, sorted. ``None`` takes the distinct values seen by
+        :meth:`fit`. With explicit cells, a value of the fitted S that is not a cell gets no
+        cell (index -1): its conditional-mean estimate is 0, as for an empty cell.
+
+    Attributes
+    ----------
+    cells_ : ndarray of shape (n_cells, d)
+        The cells, sorted (numbers by value, then strings).
+    encoder_ : GroupEncoder
+        Codes of every value seen in :meth:`fit` (the cells and the fitted S).
+    cell_of_group_ : ndarray of shape (encoder_.n_groups_,)
+        Cell of each encoded value; -1 for a fitted value that is not one of ``values``.
+    n_features_ : int
+        Number of columns d of S.
     """
 
     def __init__(self, values=None):
@@ -62,8 +76,18 @@ class FiniteValuePartition:
 
     def fit(self, S):
         """Fix the cells (the distinct rows of ``S`` unless ``values`` was given)."""
-        source = _as_2d(S) if self.values is None else _as_2d(self.values, "values")
-        self.cells_ = np.unique(source, axis=0)
+        S = check_sensitive_features(S)
+        self.encoder_ = GroupEncoder("sensitive_features")
+        if self.values is None:
+            self.encoder_.fit(S)
+            cells = np.arange(self.encoder_.n_groups_)
+        else:
+            values = check_sensitive_features(self.values, name="values")
+            self.encoder_.fit(stack_labels(values, S))
+            cells = np.unique(self.encoder_.transform(values))
+        self.cell_of_group_ = np.full(self.encoder_.n_groups_, -1)
+        self.cell_of_group_[cells] = np.arange(len(cells))
+        self.cells_ = self.encoder_.groups_[cells]
         self.n_features_ = self.cells_.shape[1]
         return self
 
@@ -72,21 +96,17 @@ class FiniteValuePartition:
         return len(self.cells_)
 
     def assign(self, S):
-        """Cell index of each row of ``S``; ``-1`` where the value is not a cell."""
-        S = _as_2d(S)
+        """Cell index of each row of ``S``; ``-1`` for a fitted value that is not a cell.
+
+        Raises ``ValueError`` for values never seen in :meth:`fit`, listing them.
+        """
+        S = check_sensitive_features(S)
         if S.shape[1] != self.n_features_:
             raise ValueError(
                 f"sensitive_features has {S.shape[1]} column(s), the partition was built "
                 f"for {self.n_features_}."
             )
-        found, inverse = np.unique(S, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        # Locate each distinct query row among the sorted cells (rows compared lexicographically).
-        cell_of_found = np.full(len(found), -1)
-        lookup = {tuple(row): k for k, row in enumerate(self.cells_.tolist())}
-        for k, row in enumerate(found.tolist()):  # loop over distinct values, not samples
-            cell_of_found[k] = lookup.get(tuple(row), -1)
-        return cell_of_found[inverse]
+        return self.cell_of_group_[self.encoder_.transform(S)]
 
 
 class DyadicPartition:
@@ -111,7 +131,7 @@ class DyadicPartition:
 
     def fit(self, S):
         """Check the box against the data dimension ``d`` of ``S``."""
-        S = _as_2d(S)
+        S = check_continuous(S)
         d = S.shape[1]
         self.low_ = np.broadcast_to(np.asarray(self.low, dtype=float), (d,)).copy()
         self.high_ = np.broadcast_to(np.asarray(self.high, dtype=float), (d,)).copy()
@@ -132,8 +152,8 @@ class DyadicPartition:
         return int(self.cells_per_axis) ** self.n_features_
 
     def assign(self, S):
-        """Flat (row-major) cell index of each row of ``S``; raises outside the box."""
-        S = _as_2d(S).astype(float)
+        """Flat (row-major) cell index of each row of ``S``; raises outside the box or on NaN."""
+        S = check_continuous(S)
         if S.shape[1] != self.n_features_:
             raise ValueError(
                 f"sensitive_features has {S.shape[1]} column(s), the partition was built "
@@ -214,7 +234,6 @@ class PartitionConditionalMean:
 
     def fit(self, S):
         """Assign the estimation points of ``S`` to cells."""
-        S = _as_2d(S)
         self.partition.fit(S)
         index = np.asarray(self.partition.assign(S))
         n_cells = self.partition.n_cells

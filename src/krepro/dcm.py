@@ -47,11 +47,14 @@ Conventions
 from __future__ import annotations
 
 import time
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 from scipy.spatial.distance import pdist
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.dcm_core import (
@@ -62,11 +65,11 @@ from krepro.dcm_core import (
     dcm_solve,
     dica_solve,
     fastdcm_paper,
-    label_codes,
     output_factor,
     smoother_gram,
 )
 from krepro.kernels import gram
+from krepro.validation import encode_labels, label_codes
 
 __all__ = ["COIR", "DCM", "DICA", "FastDCM", "fit_shared", "median_gamma"]
 
@@ -99,17 +102,19 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
         return self._supervised
 
     # -- parameters -------------------------------------------------------------------
-    def _check_params(self):
-        if self.approximation not in APPROXIMATIONS:
-            raise ValueError(
-                f"approximation must be one of {APPROXIMATIONS}, got {self.approximation!r}."
-            )
-        if not (isinstance(self.n_components, (int, np.integer)) and self.n_components >= 1):
-            raise ValueError(f"n_components must be a positive integer, got {self.n_components!r}.")
-        if not self.epsilon > 0:
-            raise ValueError(f"epsilon must be positive, got {self.epsilon!r}.")
-        if self.target_kernel not in ("delta", "rbf"):
-            raise ValueError(f"target_kernel must be 'delta' or 'rbf', got {self.target_kernel!r}.")
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [Interval(Real, 0, None, closed="neither"), StrOptions({"median"}), None],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "target_kernel": [StrOptions({"delta", "rbf"})],
+        "target_gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "approximation": [StrOptions(set(APPROXIMATIONS))],
+        "n_landmarks": [Interval(Integral, 1, None, closed="left")],
+        "center": ["boolean"],
+        "rank_tol": [Interval(Real, 0, 1, closed="left")],
+        "pinv_tol": [Interval(Real, 0, 1, closed="left")],
+        "random_state": ["random_state"],
+    }
 
     def _gamma(self, X):
         if self.gamma == "median":
@@ -156,7 +161,8 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Class labels (``target_kernel="delta"``) or real targets (``"rbf"``).
         domains : array-like of shape (n_samples,), default=None
-            Domain label of every sample; ``None`` means one domain.
+            Domain label of every sample, labels of any hashable type (a missing label is a
+            ``ValueError``); ``None`` means one domain.
 
         Returns
         -------
@@ -165,20 +171,17 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
         return self._fit(X, y, domains, {})
 
     def _fit(self, X, y, domains, cache):
-        self._check_params()
+        self._validate_params()  # here, not in fit: fit_shared calls _fit directly
         if self._needs_y():
             X, y = validate_data(self, X, y, dtype=float, ensure_min_samples=2)
         else:
             X = validate_data(self, X, dtype=float, ensure_min_samples=2)
         n = X.shape[0]
-        domains = np.zeros(n, dtype=int) if domains is None else np.asarray(domains)
-        if domains.shape[0] != n:
-            raise ValueError(
-                f"domains must have one entry per sample: expected {n}, got {domains.shape[0]}."
-            )
-        self.n_domains_ = int(label_codes(domains).max() + 1)
+        domains = np.zeros(n, dtype=int) if domains is None else domains
+        domains, encoder = encode_labels(domains, n, name="domains")  # codes 0..G-1
+        self.n_domains_ = encoder.n_groups_
         key, landmarks = self._map_key(X)
-        self._map_cache_key = key
+        self.feature_map_key_ = key
         self.gamma_ = key[1]
         if key not in cache:
             start, wall = time.process_time(), time.perf_counter()
@@ -218,7 +221,7 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
 
     def _T_y(self, y, cache, key, landmarks):
         kind = self.target_kernel
-        values = label_codes(y) if kind == "delta" else np.asarray(y, dtype=float)
+        values = label_codes(y, name="y") if kind == "delta" else np.asarray(y, dtype=float)
         return self._output(
             cache, "y", values, kind, self.target_gamma_, landmarks, key, self.feature_map_.F
         )
@@ -282,6 +285,9 @@ class DCM(_DomainProjection):
     gamma_, target_gamma_ : float
     n_domains_ : int
     landmarks_ : ndarray of int or None
+    feature_map_key_ : tuple
+        Identifies the feature map (approximation, γ, tolerances, landmarks);
+        :func:`fit_shared` shares one map between estimators with the same key.
 
     Examples
     --------
@@ -326,6 +332,13 @@ class DCM(_DomainProjection):
         self.regularize = regularize
         self.scale_n = scale_n
         self.solver = solver
+
+    _parameter_constraints: ClassVar[dict] = {
+        **_DomainProjection._parameter_constraints,
+        "regularize": ["boolean"],
+        "scale_n": ["boolean"],
+        "solver": [StrOptions({"reduced", "paper"})],
+    }
 
     def _solve(self, X, y, domains, cache, key, landmarks, m):
         if self.solver not in ("reduced", "paper"):
@@ -461,6 +474,12 @@ class DICA(_DomainProjection):
         self.supervised = supervised
         self.ridge = ridge
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_DomainProjection._parameter_constraints,
+        "supervised": ["boolean"],
+        "ridge": [Interval(Real, 0, None, closed="left"), None],
+    }
+
     def _needs_y(self):
         return bool(self.supervised)
 
@@ -541,7 +560,7 @@ def fit_shared(estimators, X, y=None, *, domains=None, cache=None):
         start, wall = time.process_time(), time.perf_counter()
         estimator._fit(X, y, domains, cache)
         cpu, wall = time.process_time() - start, time.perf_counter() - wall
-        key = estimator._map_cache_key
+        key = estimator.feature_map_key_
         if ("time", key) in before:
             cpu += cache[("time", key)]
             wall += cache[("wall", key)]

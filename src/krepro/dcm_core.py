@@ -23,6 +23,7 @@ import numpy as np
 from scipy import linalg
 
 from krepro.kernels import gram
+from krepro.validation import label_codes
 
 __all__ = [
     "ExactFeatureMap",
@@ -32,7 +33,6 @@ __all__ = [
     "dcm_solve",
     "dica_solve",
     "fastdcm_paper",
-    "label_codes",
     "output_factor",
     "pinv_sqrt",
     "smoother_gram",
@@ -152,16 +152,6 @@ class NystroemFeatureMap:
     def features(self, X):
         """``f(X)`` of shape (n, r)."""
         return self.landmark_columns(X) @ self.projector
-
-
-def label_codes(v):
-    """Integer codes ``0..G-1`` of the distinct values (rows) of ``v``."""
-    v = np.asarray(v)
-    if v.ndim == 2 and v.shape[1] == 1:
-        v = v[:, 0]
-    axis = 0 if v.ndim == 2 else None
-    _, codes = np.unique(v, return_inverse=True, axis=axis)
-    return codes.reshape(-1)
 
 
 def output_factor(v, kind, gamma=None, center=True, landmarks=None, pinv_tol=1e-10):

@@ -41,15 +41,19 @@ reference passes it to the constructor and misaligns it inside ``GridSearchCV``.
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import qpsolvers
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from krepro.kernels import gram
+from krepro.kernels import gram, kernel_params
+from krepro.validation import encode_labels
 
 __all__ = ["FERMClassifier", "LinearFERM", "equal_opportunity_gap", "solve_ferm_dual"]
 
@@ -75,23 +79,18 @@ def _binary_targets(estimator, y):
 
 
 def _groups(sensitive_features, n_samples):
-    """Binary group labels as a 1-d array, or None for one group."""
+    """Codes 0/1 of a binary group label of any type (sorted by value), or None for one group."""
     if sensitive_features is None:
         return None
-    s = np.asarray(sensitive_features)
-    if s.ndim == 2 and s.shape[1] == 1:
-        s = s[:, 0]
-    if s.ndim != 1 or s.shape[0] != n_samples:
+    codes, encoder = encode_labels(
+        sensitive_features, n_samples, name="sensitive_features", multi_column=False
+    )
+    if encoder.n_groups_ > 2:
         raise ValueError(
-            f"sensitive_features must be 1-d with one entry per sample ({n_samples}), "
-            f"got shape {s.shape}."
+            f"FERM needs a binary sensitive feature; got {encoder.n_groups_} distinct values "
+            f"{encoder.categories_[0].tolist()[:10]}."
         )
-    values = np.unique(s)
-    if len(values) > 2:
-        raise ValueError(
-            f"FERM needs a binary sensitive feature; got {len(values)} distinct values."
-        )
-    return s
+    return codes
 
 
 def _positive_groups(y_signed, s):
@@ -115,10 +114,12 @@ def _positive_groups(y_signed, s):
 def equal_opportunity_gap(decision, y_true, sensitive_features, pos_label=1):
     """Donini's linear-loss gap: mean decision value on the positives, group high − group low.
 
-    This is what the FERM constraint bounds by ε on the training set.
+    This is what the FERM constraint bounds by ε on the training set. Groups are ordered by
+    value (numbers by value, strings alphabetically), as in the estimators.
     """
     decision = np.asarray(decision, dtype=float)
-    y_true, s = np.asarray(y_true), np.asarray(sensitive_features)
+    y_true = np.asarray(y_true)
+    s = encode_labels(sensitive_features, len(y_true), name="sensitive_features")[0]
     positives = y_true == pos_label
     values = np.unique(s[positives])
     if len(values) < 2:
@@ -249,6 +250,8 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         Mean decision value over the training positives of the higher sensitive value minus
         that of the lower one; ``|fairness_gap_| <= epsilon`` up to solver tolerance. None
         without a constraint.
+    gamma_ : float
+        Kernel scale used (``gamma`` resolved as ``SVC`` does).
     objective_ : float
         Dual objective :math:`\tfrac12\alpha^\top Q\alpha - 1^\top\alpha` at the solution.
     n_features_in_ : int
@@ -292,14 +295,21 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         self.solver = solver
         self.sv_tol = sv_tol
 
+    _parameter_constraints: ClassVar[dict] = {
+        "kernel": [StrOptions({"rbf", "linear", "poly"})],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+        "intercept": [StrOptions(set(INTERCEPTS))],
+        "solver": [str],
+        "sv_tol": [Interval(Real, 0, 1, closed="left")],
+    }
+
     def _kernel(self, X, Y=None):
-        if self.kernel == "linear":
-            return gram(X, Y, "linear")
-        if self.kernel == "rbf":
-            return gram(X, Y, "rbf", gamma=self._gamma)
-        if self.kernel == "poly":
-            return gram(X, Y, "poly", gamma=self._gamma, degree=self.degree, coef0=self.coef0)
-        raise ValueError(f"kernel must be 'rbf', 'linear' or 'poly', got {self.kernel!r}.")
+        params = kernel_params(self.kernel, self.gamma_, self.degree, self.coef0)
+        return gram(X, Y, self.kernel, **params)
 
     def _resolve_gamma(self, X):
         if self.gamma == "scale":
@@ -307,18 +317,9 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
             return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
-        if not isinstance(self.gamma, (int, float, np.number)) or self.gamma <= 0:
-            raise ValueError(f"gamma must be 'scale', 'auto' or positive, got {self.gamma!r}.")
         return float(self.gamma)
 
-    def _check_params(self):
-        if not self.C > 0:
-            raise ValueError(f"C must be positive, got {self.C!r}.")
-        if not self.epsilon >= 0:
-            raise ValueError(f"epsilon must be non-negative, got {self.epsilon!r}.")
-        if self.intercept not in INTERCEPTS:
-            raise ValueError(f"intercept must be one of {INTERCEPTS}, got {self.intercept!r}.")
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, *, sensitive_features=None):
         """Solve the fair SVM dual.
 
@@ -328,17 +329,17 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Two classes; ``classes_[1]`` is the positive class of the constraint.
         sensitive_features : array-like of shape (n_samples,), default=None
-            Binary group of every sample; ``None`` means one group (plain SVM).
+            Binary group of every sample, labels of any type (e.g. ``"Female"``/``"Male"``,
+            ordered by value); ``None`` means one group (plain SVM).
 
         Returns
         -------
         self : FERMClassifier
         """
-        self._check_params()
         X, y = validate_data(self, X, y, dtype=float)
         y_signed = _binary_targets(self, y)
         s = _groups(sensitive_features, X.shape[0])
-        self._gamma = self._resolve_gamma(X)
+        self.gamma_ = self._resolve_gamma(X)
         K = self._kernel(X)
         groups = _positive_groups(y_signed, s)
         fairness_row = None
@@ -412,6 +413,13 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
 
+    _parameter_constraints: ClassVar[dict] = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "selection": [StrOptions(set(SELECTIONS))],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, -1, None, closed="left")],
+    }
+
     def _reduce(self, X):
         if self.u_ is None:
             return X
@@ -419,6 +427,7 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
         Z = X - np.outer(X[:, k] / u[k], u)
         return np.delete(Z, k, axis=1)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, *, sensitive_features=None):
         """Fit the linear SVM on the projected features.
 
@@ -427,14 +436,13 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sensitive_features : array-like of shape (n_samples,), default=None
-            Binary group of every sample; ``None`` means one group (plain linear SVM).
+            Binary group of every sample, labels of any type (ordered by value); ``None``
+            means one group (plain linear SVM).
 
         Returns
         -------
         self : LinearFERM
         """
-        if self.selection not in SELECTIONS:
-            raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}.")
         X, y = validate_data(self, X, y, dtype=float)
         y_signed = _binary_targets(self, y)
         s = _groups(sensitive_features, X.shape[0])

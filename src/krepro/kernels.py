@@ -20,7 +20,9 @@ Supported kernels
     the closed forms (exponential times a polynomial) and parameters ``nu`` and
     ``length_scale``.
 ``"delta"``
-    :math:`k(x, y) = 1\{x = y\}` (all coordinates equal), the kernel of a finite set.
+    :math:`k(x, y) = 1\{x = y\}` (all coordinates equal), the kernel of a finite set; the
+    points are labels of any hashable type, compared by :mod:`krepro.validation`'s rules
+    (``1 == 1.0``, ``1 != "1"``, NaN is an error).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import cdist
 from sklearn.metrics.pairwise import pairwise_kernels
+
+from krepro.validation import GroupEncoder, check_sensitive_features
 
 __all__ = ["KERNELS", "MATERN_ORDERS", "gram", "kernel_params"]
 
@@ -45,13 +49,34 @@ _ACCEPTED = {
 }
 
 
-def _as_2d(X, name, dtype=float):
-    X = np.asarray(X, dtype=dtype)
+def _as_2d(X, name):
+    X = np.asarray(X, dtype=float)
     if X.ndim == 1:
         X = X[:, None]
     if X.ndim != 2:
         raise ValueError(f"{name} must be a 1-d or 2-d array, got shape {X.shape}.")
     return X
+
+
+def _delta(X, Y):
+    r""":math:`1\{x = y\}` for labels of any type, compared as :mod:`krepro.validation` does.
+
+    The rows of ``X`` are encoded once; a row of ``Y`` that is not among them matches nothing.
+    Missing labels (NaN, None) are an error rather than a label unequal to everything.
+    """
+    encoder = GroupEncoder("X")
+    codes_X = encoder.fit_transform(X)
+    if Y is None:
+        codes_Y = codes_X
+    else:
+        Y = check_sensitive_features(Y, name="Y")
+        if Y.shape[1] != encoder.n_columns_:
+            raise ValueError(
+                f"X and Y must have the same number of features, got {encoder.n_columns_} "
+                f"and {Y.shape[1]}."
+            )
+        codes_Y = encoder.transform(Y, unknown="ignore")
+    return (codes_X[:, None] == codes_Y[None, :]).astype(float)
 
 
 def _matern(distances, nu, length_scale):
@@ -123,10 +148,10 @@ def gram(X, Y=None, kernel="rbf", **params):
             f"Kernel {kernel!r} does not take parameter(s) {sorted(unknown)}; "
             f"it accepts {sorted(_ACCEPTED[kernel]) or 'none'}."
         )
-    # The delta kernel compares values, so labels of any type (strings included) are allowed.
-    dtype = None if kernel == "delta" else float
-    X = _as_2d(X, "X", dtype)
-    Y = X if Y is None else _as_2d(Y, "Y", dtype)
+    if kernel == "delta":
+        return _delta(X, Y)
+    X = _as_2d(X, "X")
+    Y = X if Y is None else _as_2d(Y, "Y")
     if X.shape[1] != Y.shape[1]:
         raise ValueError(
             f"X and Y must have the same number of features, got {X.shape[1]} and {Y.shape[1]}."
@@ -138,7 +163,5 @@ def gram(X, Y=None, kernel="rbf", **params):
         return _matern(
             distances, float(params.get("nu", 1.5)), float(params.get("length_scale", 1.0))
         )
-    if kernel == "delta":
-        return np.all(X[:, None, :] == Y[None, :, :], axis=2).astype(float)
     metric = "poly" if kernel == "polynomial" else kernel
     return pairwise_kernels(X, Y, metric=metric, **params)

@@ -32,34 +32,33 @@ instead of the reference implementation's Python double loop.
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+from typing import ClassVar
+
 import numpy as np
 from scipy import sparse
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator, _fit_context, clone
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.conditional import PartitionConditionalMean, make_partition
-from krepro.kernels import gram, kernel_params
+from krepro.kernels import KERNELS, gram, kernel_params
+from krepro.validation import check_not_given, check_sensitive_features
 
-__all__ = ["ObliviousKernel", "check_sensitive_features"]
+# Constraints of the kernel and conditional-mean parameters, shared with krepro.ridge.
+KERNEL_CONSTRAINTS = {
+    "kernel": [StrOptions(set(KERNELS))],
+    "gamma": [Interval(Real, 0, None, closed="neither"), None],
+    "degree": [Interval(Real, 0, None, closed="left")],
+    "coef0": [Interval(Real, None, None, closed="neither")],
+    "kernel_params": [dict, None],
+    "partition": [StrOptions({"values", "dyadic"}), HasMethods(["fit", "assign"])],
+    "partition_bounds": ["array-like", None],
+    "cells_per_axis": [Interval(Integral, 1, None, closed="left")],
+    "conditional_mean": [HasMethods(["fit", "membership"]), None],
+}
 
-
-def check_sensitive_features(sensitive_features, n_samples):
-    """Return S as a 2-d array of ``n_samples`` rows; ``None`` means one group.
-
-    With a single group the conditional expectation equals the mean and the oblivious
-    features are the plain features :math:`\\varphi(X)`.
-    """
-    if sensitive_features is None:
-        return np.zeros((n_samples, 1))
-    S = np.asarray(sensitive_features)
-    if S.ndim == 1:
-        S = S[:, None]
-    if S.ndim != 2 or S.shape[0] != n_samples:
-        raise ValueError(
-            f"sensitive_features must have one entry (row) per sample: expected {n_samples} "
-            f"rows, got shape {S.shape}."
-        )
-    return S
+__all__ = ["ObliviousKernel"]
 
 
 class _CellAverager:
@@ -158,7 +157,7 @@ class ObliviousKernel(BaseEstimator):
     ----------
     kernel : str, default="rbf"
         Kernel name understood by :func:`krepro.kernels.gram`.
-    gamma : float, default=None
+    gamma : float > 0, default=None
         RBF / polynomial scale, :math:`k(x,y)=\exp(-\gamma\lVert x-y\rVert^2)` for RBF.
         ``None`` means ``1 / n_features``.
     degree : int, default=3
@@ -168,7 +167,9 @@ class ObliviousKernel(BaseEstimator):
     kernel_params : dict, default=None
         Further kernel parameters (e.g. ``{"nu": 2.5}`` for Matérn).
     partition : {"values", "dyadic"} or partition object, default="values"
-        ``"values"`` makes each distinct value of S a cell (finite S). ``"dyadic"`` splits the
+        ``"values"`` makes each distinct value of S a cell (finite S: labels of any hashable
+        type, encoded by :class:`krepro.validation.GroupEncoder`; a value never seen in
+        :meth:`fit` is a ``ValueError``). ``"dyadic"`` splits the
         box ``partition_bounds`` into ``cells_per_axis`` cells per axis; points outside the
         box raise ``ValueError``. Any :mod:`krepro.conditional` partition object is also
         accepted.
@@ -201,8 +202,11 @@ class ObliviousKernel(BaseEstimator):
         :math:`Q = G^\top K(\mathrm{est}, \mathrm{est}) G`: inner products between the cell
         means :math:`o_{a,b}`, with the overall mean :math:`\tau_a`, and :math:`M`.
     single_group_ : bool
-        True when fitted without sensitive features (one group: Z = φ(X)); only then may
-        :meth:`gram` be called without them.
+        True when fitted without sensitive features (one group: Z = φ(X)); then
+        :meth:`gram` must be called without them, otherwise with them.
+    combiner_ : callable
+        Right-multiplication :math:`K \mapsto K G` by the component weights (a sum over
+        contiguous ranges of cell-sorted columns for partitions).
     n_features_in_ : int
         Number of non-sensitive features.
 
@@ -247,10 +251,13 @@ class ObliviousKernel(BaseEstimator):
         self.cells_per_axis = cells_per_axis
         self.conditional_mean = conditional_mean
 
+    _parameter_constraints: ClassVar[dict] = dict(KERNEL_CONSTRAINTS)
+
     def _kernel(self, X, Y=None):
         params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
         return gram(X, Y, self.kernel, **params)
 
+    @_fit_context(prefer_skip_nested_validation=False)  # conditional_mean: a user estimator
     def fit(self, X, y=None, *, sensitive_features=None):
         """Estimate the conditional means from the estimation sample.
 
@@ -267,8 +274,11 @@ class ObliviousKernel(BaseEstimator):
         self : ObliviousKernel
         """
         X = validate_data(self, X, dtype=float)
-        S = check_sensitive_features(sensitive_features, X.shape[0])
         self.single_group_ = sensitive_features is None
+        if self.single_group_:
+            S = np.zeros((X.shape[0], 1))  # one group: E[φ(X)|S] is the mean
+        else:
+            S = check_sensitive_features(sensitive_features, X.shape[0])
         if self.conditional_mean is None:
             partition = make_partition(
                 self.partition, bounds=self.partition_bounds, cells_per_axis=self.cells_per_axis
@@ -288,17 +298,17 @@ class ObliviousKernel(BaseEstimator):
             # Sort the estimation points by cell (points in no cell last): products with the
             # cell-averaging matrix G become sums over contiguous column ranges.
             order = np.argsort(np.where(cells >= 0, cells, n_cells), kind="stable")
-            self._combine = _CellAverager(cells[order], n_cells)
+            self.combiner_ = _CellAverager(cells[order], n_cells)
         else:
             order = np.arange(m)
-            self._combine = _WeightCombiner(self.conditional_mean_.weights_)
+            self.combiner_ = _WeightCombiner(self.conditional_mean_.weights_)
         self.estimation_order_ = order
         self.X_estimation_ = X[order]
         weights = self.conditional_mean_.weights_[order]
         weights = weights.toarray() if sparse.issparse(weights) else np.asarray(weights)
         self.component_weights_ = np.hstack([weights, np.full((m, 1), 1.0 / m)])
-        cross = self._combine(self._kernel(self.X_estimation_))  # K G, shape (m, L + 1)
-        component_gram = self._combine(np.ascontiguousarray(cross.T))  # Gᵀ K G
+        cross = self.combiner_(self._kernel(self.X_estimation_))  # K G, shape (m, L + 1)
+        component_gram = self.combiner_(np.ascontiguousarray(cross.T))  # Gᵀ K G
         self.component_gram_ = 0.5 * (component_gram + component_gram.T)
         return self
 
@@ -306,17 +316,19 @@ class ObliviousKernel(BaseEstimator):
 
     def _check_points(self, X, S):
         X = validate_data(self, X, dtype=float, reset=False)
-        if S is None and not self.single_group_:
+        if self.single_group_:
+            check_not_given(S, "sensitive_features")
+            return X, np.zeros((X.shape[0], 1))
+        if S is None:
             raise ValueError(
                 "sensitive_features are required: the estimator was fitted with sensitive "
                 "features, so every point needs its own to form its oblivious feature."
             )
-        S = check_sensitive_features(S, X.shape[0])
-        return X, S
+        return X, check_sensitive_features(S, X.shape[0])
 
     def _component_products(self, X):
         """:math:`P = K(X, \\mathrm{est}) G`: products of φ(x) with cell means and mean."""
-        return self._combine(self._kernel(X, self.X_estimation_))
+        return self.combiner_(self._kernel(X, self.X_estimation_))
 
     def _coefficients(self, S):
         """:math:`r(s) = (-e_{a(s)}, 1)`, the coordinates of Z − φ(x) in the components."""

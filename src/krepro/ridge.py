@@ -15,12 +15,18 @@ which is how the experiments select :math:`\lambda` on a validation set.
 
 from __future__ import annotations
 
+from numbers import Real
+from typing import ClassVar
+
 import numpy as np
 from scipy import linalg
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from krepro.oblivious import ObliviousKernel, check_sensitive_features
+from krepro.conditional import FiniteValuePartition
+from krepro.oblivious import KERNEL_CONSTRAINTS, ObliviousKernel
+from krepro.validation import check_not_given, check_sensitive_features, stack_labels
 
 __all__ = ["MODES", "ObliviousRidge", "ridge_path", "select_by_validation"]
 
@@ -64,6 +70,28 @@ def select_by_validation(coefs, validation_gram, y_validation):
     return int(np.argmin(mse)), mse
 
 
+def _check_estimation_sample(S, X_estimation, S_estimation):
+    """An explicit estimation sample comes with its sensitive features exactly when X does."""
+    if X_estimation is None:
+        if S_estimation is not None:
+            raise ValueError(
+                "sensitive_features_estimation given without X_estimation: pass the estimation "
+                "sample's points as X_estimation too, or leave both out."
+            )
+        return
+    if S is not None and S_estimation is None:
+        raise ValueError(
+            "X_estimation given with sensitive_features but without "
+            "sensitive_features_estimation: the conditional means E[φ(X)|S] are estimated "
+            "on the estimation sample, which needs its own sensitive features."
+        )
+    if S is None and S_estimation is not None:
+        raise ValueError(
+            "sensitive_features_estimation given without sensitive_features: the training "
+            "rows need their sensitive features too (or leave both out for one group)."
+        )
+
+
 class ObliviousRidge(RegressorMixin, BaseEstimator):
     r"""Oblivious ridge regression, ORR or M-ORR (paper §6.3–6.4, eq. (11)).
 
@@ -73,7 +101,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    alpha : float, default=1.0
+    alpha : float >= 0, default=1.0
         Ridge penalty :math:`\lambda` of eq. (11), not scaled by n.
     mode : {"oblivious", "m-oblivious"}, default="oblivious"
         ``"oblivious"`` (ORR) solves :math:`(O + \lambda I)\alpha = y` on the oblivious
@@ -94,7 +122,8 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         Fitted on the estimation sample.
     dual_coef_ : ndarray of shape (n_train,) or (n_train, n_targets)
     X_fit_ : ndarray of shape (n_train, n_features)
-    sensitive_features_fit_ : ndarray of shape (n_train, d)
+    sensitive_features_fit_ : ndarray of shape (n_train, d) or None
+        Sensitive features of the training rows (None when fitted without them).
 
     References
     ----------
@@ -141,6 +170,13 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         self.conditional_mean = conditional_mean
         self.estimation_fraction = estimation_fraction
 
+    _parameter_constraints: ClassVar[dict] = {
+        **KERNEL_CONSTRAINTS,
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "mode": [StrOptions(set(MODES))],
+        "estimation_fraction": [Interval(Real, 0, 1, closed="neither")],
+    }
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
@@ -149,12 +185,11 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
     def _split(self, X, y, S, X_estimation, S_estimation):
         if X_estimation is not None:
             X_estimation = validate_data(self, X_estimation, dtype=float, reset=False)
-            S_estimation = check_sensitive_features(S_estimation, X_estimation.shape[0])
+            if S is not None:
+                S_estimation = check_sensitive_features(
+                    S_estimation, X_estimation.shape[0], name="sensitive_features_estimation"
+                )
             return X, y, S, X_estimation, S_estimation
-        if not 0 < self.estimation_fraction < 1:
-            raise ValueError(
-                f"estimation_fraction must lie in (0, 1), got {self.estimation_fraction!r}."
-            )
         n_samples = X.shape[0]
         n_estimation = round(self.estimation_fraction * n_samples)
         if n_samples < 2 or not 0 < n_estimation < n_samples:
@@ -163,8 +198,11 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
                 f"estimation rows, got n_samples = {n_samples}."
             )
         n_train = n_samples - n_estimation
+        if S is None:
+            return X[:n_train], y[:n_train], None, X[n_train:], None
         return X[:n_train], y[:n_train], S[:n_train], X[n_train:], S[n_train:]
 
+    @_fit_context(prefer_skip_nested_validation=False)  # conditional_mean: a user estimator
     def fit(
         self,
         X,
@@ -181,32 +219,46 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
         sensitive_features : array-like of shape (n_samples,) or (n_samples, d), default=None
-            ``None`` means a single group (then ORR = M-ORR = KRR).
+            ``None`` means a single group (then ORR = M-ORR = KRR). With
+            ``partition="values"``, labels of any hashable type; every value seen here (in
+            the training or the estimation rows) is a cell, and one without estimation
+            points has conditional-mean estimate 0.
         X_estimation, sensitive_features_estimation : array-like, default=None
             Explicit estimation sample. When omitted the last ``estimation_fraction`` of the
-            rows of ``X`` are used for it.
+            rows of ``X`` are used for it. ``sensitive_features_estimation`` is required
+            with ``X_estimation`` whenever ``sensitive_features`` is given (and not allowed
+            otherwise).
 
         Returns
         -------
         self : ObliviousRidge
         """
-        if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}.")
         X, y = validate_data(self, X, y, dtype=float, multi_output=True, y_numeric=True)
-        single_group = sensitive_features is None and sensitive_features_estimation is None
-        S = check_sensitive_features(sensitive_features, X.shape[0])
+        _check_estimation_sample(sensitive_features, X_estimation, sensitive_features_estimation)
+        single_group = sensitive_features is None
+        S = None if single_group else check_sensitive_features(sensitive_features, X.shape[0])
         X, y, S, X_est, S_est = self._split(X, y, S, X_estimation, sensitive_features_estimation)
+        partition = self.partition
+        if (
+            not single_group
+            and self.conditional_mean is None
+            and isinstance(partition, str)
+            and partition == "values"
+        ):
+            # Every value seen in fit is a cell; one without estimation points is an empty
+            # cell, whose conditional-mean estimate is 0 (Algorithm 1's convention).
+            partition = FiniteValuePartition(values=stack_labels(S, S_est))
         self.oblivious_kernel_ = ObliviousKernel(
             kernel=self.kernel,
             gamma=self.gamma,
             degree=self.degree,
             coef0=self.coef0,
             kernel_params=self.kernel_params,
-            partition=self.partition,
+            partition=partition,
             partition_bounds=self.partition_bounds,
             cells_per_axis=self.cells_per_axis,
             conditional_mean=self.conditional_mean,
-        ).fit(X_est, sensitive_features=None if single_group else S_est)
+        ).fit(X_est, sensitive_features=S_est)
         if self.mode == "oblivious":
             train_gram = self.oblivious_kernel_.gram(X, S)
         else:
@@ -224,7 +276,8 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         sensitive_features : array-like, default=None
-            ``None`` means the single group used when fitting without sensitive features.
+            Required when fitted with sensitive features (a value never seen in :meth:`fit`
+            is a ``ValueError``); not allowed when fitted without them.
 
         Returns
         -------
@@ -233,6 +286,8 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, dtype=float, reset=False)
         S = sensitive_features  # None is allowed only after fitting without sensitive features
+        if self.sensitive_features_fit_ is None:
+            check_not_given(S, "sensitive_features")
         if self.mode == "oblivious":
             cross = self.oblivious_kernel_.gram(X, S, self.X_fit_, self.sensitive_features_fit_)
         else:

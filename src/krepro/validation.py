@@ -1,0 +1,363 @@
+r"""Validation and encoding of group labels: sensitive features, domains, class-like labels.
+
+Every estimator of :mod:`krepro` that groups samples by a label (the finite-valued sensitive
+feature of the oblivious features and of FERM, the domains of DCM/DICA, the delta kernel)
+goes through this module, so that one set of rules holds everywhere:
+
+* **Any hashable labels**: numbers, booleans, strings (``str`` or numpy ``<U``), pandas
+  categorical or object Series and DataFrames; 1-d, or 2-d where every row is one label
+  (multi-column finite sensitive features).
+* **Encoded once at fit and stored.** :class:`GroupEncoder` learns the distinct labels (rows)
+  and maps any later labels to the same integer codes. Groups are ordered by value (numbers
+  first, by value; then strings, alphabetically), so numeric codes keep their order and
+  ``"Female" < "Male"``.
+* **The same encoding at predict time.** A label never seen in ``fit`` is a ``ValueError``
+  listing the offending values (never an empty cell); so is a missing label (NaN, None,
+  ``pd.NA``).
+* **Numbers are compared as numbers.** ``1``, ``1.0``, ``np.float32(1)`` and ``True`` are one
+  label; ``"1"`` is another. Floats are compared at the lower of the two precisions
+  involved, so labels fitted as float64 and given as float32 (or the reverse) are found.
+
+Continuous sensitive features (dyadic partitions, kernel estimators of
+:math:`E[\varphi(X)\mid S]`) are numbers, not labels: :func:`check_continuous` returns them
+as a finite float array.
+
+Why not :class:`sklearn.preprocessing.OrdinalEncoder`: it treats NaN as one more category,
+compares a float32 query bit for bit with float64 categories, and its errors name
+"column 0" rather than the parameter.
+"""
+
+from __future__ import annotations
+
+from numbers import Number
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_array
+
+__all__ = [
+    "GroupEncoder",
+    "check_continuous",
+    "check_not_given",
+    "check_sensitive_features",
+    "encode_labels",
+    "label_codes",
+    "stack_labels",
+]
+
+_SHOWN = 10  # values listed in an error message
+
+NOT_FITTED_WITH = (
+    "{name} given, but the model was fitted without {name} (one group): a model fitted "
+    "without {name} cannot use them. Refit with {name}, or leave them out here."
+)
+
+
+def _preview(values):
+    values = list(values)
+    shown = ", ".join(repr(v) for v in values[:_SHOWN])
+    more = f", ... ({len(values)} in all)" if len(values) > _SHOWN else ""
+    return f"[{shown}{more}]"
+
+
+def _as_array(labels):
+    """``labels`` as an ndarray; pandas objects keep their values (categories decoded)."""
+    if isinstance(labels, (pd.DataFrame, pd.Series, pd.Index)):
+        return labels.to_numpy()
+    array = np.asarray(labels)
+    if array.dtype.kind == "U" and not isinstance(labels, np.ndarray):
+        # np.asarray([1, "a"]) silently turns 1 into "1": keep mixed lists as objects.
+        objects = np.asarray(labels, dtype=object)
+        if not all(isinstance(v, str) for v in objects.ravel()):
+            return objects
+    return array
+
+
+def _missing(column):
+    if column.dtype.kind == "f":
+        return np.isnan(column)
+    if column.dtype.kind in "OMm":
+        return np.asarray(pd.isna(column), dtype=bool)
+    return np.zeros(column.shape, dtype=bool)
+
+
+def check_sensitive_features(sensitive_features, n_samples=None, *, name="sensitive_features"):
+    """Return labels as a 2-d array with one row per sample; missing values are an error.
+
+    Parameters
+    ----------
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, d)
+        Labels of any hashable type, pandas Series/DataFrame included. Values are not
+        converted: strings stay strings and numbers stay numbers.
+    n_samples : int, optional
+        Required number of rows.
+    name : str, default="sensitive_features"
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    S : ndarray of shape (n_samples, d)
+    """
+    S = _as_array(sensitive_features)
+    if S.ndim == 1:
+        S = S[:, None]
+    if S.ndim != 2:
+        raise ValueError(f"{name} must be a 1-d or 2-d array, got shape {S.shape}.")
+    if n_samples is not None and S.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} must have one entry per sample: expected {n_samples} rows, got "
+            f"shape {S.shape}."
+        )
+    if S.shape[1] == 0:
+        raise ValueError(f"{name} has no columns (shape {S.shape}).")
+    missing = _missing(S)
+    if missing.any():
+        rows = np.flatnonzero(missing.any(axis=1))
+        raise ValueError(
+            f"{name} contains missing values (NaN or None) in {len(rows)} row(s), e.g. row "
+            f"{int(rows[0])}; every sample needs a label."
+        )
+    return S
+
+
+def check_continuous(S, n_samples=None, *, name="sensitive_features"):
+    """Continuous sensitive features as a finite 2-d float64 array.
+
+    For dyadic partitions and kernel estimators of :math:`E[\\varphi(X)\\mid S]`, where S is a
+    point of :math:`\\mathbb R^d` rather than a label.
+    """
+    S = check_sensitive_features(S, n_samples, name=name)
+    try:
+        return check_array(S, dtype=np.float64, input_name=name, ensure_min_samples=1)
+    except (TypeError, ValueError) as error:
+        if "NaN" in str(error) or "infinity" in str(error):
+            raise
+        raise ValueError(
+            f"{name} must be numeric here (a point of R^d for a dyadic partition or a kernel "
+            f"on S), got values such as {_preview(S[:3, 0].tolist())}: {error}"
+        ) from error
+
+
+def _column_kind(column):
+    """Kind of a label column: ``"number"``, ``"string"`` or ``"object"``, and its values.
+
+    Numbers are returned as float64 with the float precision they came in
+    (``np.float64`` for integers and booleans).
+    """
+    kind = column.dtype.kind
+    if kind in "biu" and not (kind in "iu" and column.size and np.abs(column).max() > 2**53):
+        return "number", column.astype(np.float64), np.dtype(np.float64)
+    if kind == "f":
+        return "number", column.astype(np.float64), column.dtype
+    if kind == "U":
+        return "string", column, None
+    column = column.astype(object)
+    if all(isinstance(v, str) for v in column):
+        return "string", column.astype(str), None
+    if all(isinstance(v, Number) and not isinstance(v, complex) for v in column) and not any(
+        isinstance(v, (int, np.integer)) and abs(int(v)) > 2**53 for v in column
+    ):  # float64 would merge distinct large integers (e.g. 64-bit ids): keep those exact
+        return "number", column.astype(np.float64), np.dtype(np.float64)
+    return "object", column, None
+
+
+def _sort_key(value):
+    if isinstance(value, Number) and not isinstance(value, complex):
+        return (0, float(value), "")
+    if isinstance(value, str):
+        return (1, 0.0, value)
+    return (2, 0.0, f"{type(value).__qualname__}:{value!r}")
+
+
+def _lower_precision(a, b):
+    return a if a.itemsize <= b.itemsize else b
+
+
+class GroupEncoder:
+    """Integer codes ``0..n_groups_-1`` of labels (rows), learnt once and reused.
+
+    Parameters
+    ----------
+    name : str, default="sensitive_features"
+        Parameter name used in error messages.
+    multi_column : bool, default=True
+        Accept 2-d labels (each row one label); otherwise only 1-d or one column.
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+        Distinct values of each column, sorted (numbers by value, then strings).
+    groups_ : ndarray of shape (n_groups_, n_columns_)
+        Distinct rows, in code order (lexicographic in the column orders).
+    n_groups_ : int
+    n_columns_ : int
+    kinds_ : list of str
+        ``"number"``, ``"string"`` or ``"object"`` (mixed types) per column.
+    precisions_ : list of numpy.dtype or None
+        Float precision of each number column (float64 for integers), for the comparison.
+    column_sizes_ : tuple of int
+        Number of distinct values per column.
+    group_keys_ : ndarray of int
+        Flat (row-major) index of each group's column codes, sorted.
+
+    Examples
+    --------
+    >>> from krepro.validation import GroupEncoder
+    >>> encoder = GroupEncoder().fit(["Male", "Female", "Male"])
+    >>> encoder.transform(["Female", "Male"]).tolist()
+    [0, 1]
+    """
+
+    def __init__(self, name="sensitive_features", multi_column=True):
+        self.name = name
+        self.multi_column = multi_column
+
+    def _check(self, labels, n_samples=None):
+        S = check_sensitive_features(labels, n_samples, name=self.name)
+        if not self.multi_column and S.shape[1] != 1:
+            raise ValueError(
+                f"{self.name} must be 1-d (one label per sample), got shape {S.shape}."
+            )
+        return S
+
+    def fit(self, labels, n_samples=None):
+        """Learn the distinct labels (rows) of ``labels``."""
+        self.fit_transform(labels, n_samples)
+        return self
+
+    def fit_transform(self, labels, n_samples=None):
+        """Learn the distinct labels and return the code of every row."""
+        S = self._check(labels, n_samples)
+        if S.shape[0] == 0:
+            raise ValueError(f"{self.name} is empty: at least one label is needed in fit.")
+        self.n_columns_ = S.shape[1]
+        self.kinds_, self.precisions_, self.categories_ = [], [], []
+        column_codes = np.empty(S.shape, dtype=np.int64)
+        for j in range(S.shape[1]):
+            kind, values, precision = _column_kind(S[:, j])
+            if kind == "object":
+                try:
+                    codes, uniques = pd.factorize(values, sort=False)
+                except TypeError as error:
+                    raise ValueError(f"{self.name} must hold hashable labels: {error}") from error
+                order = sorted(range(len(uniques)), key=lambda k: _sort_key(uniques[k]))
+                categories = np.empty(len(uniques), dtype=object)
+                categories[:] = [uniques[k] for k in order]
+                rank = np.empty(len(order), dtype=np.int64)
+                rank[order] = np.arange(len(order))
+                codes = rank[codes]
+            else:
+                categories, codes = np.unique(values, return_inverse=True)
+            self.kinds_.append(kind)
+            self.precisions_.append(precision)
+            self.categories_.append(categories)
+            column_codes[:, j] = codes.reshape(-1)
+        self.column_sizes_ = tuple(len(c) for c in self.categories_)
+        keys = np.ravel_multi_index(tuple(column_codes.T), self.column_sizes_)
+        self.group_keys_, codes = np.unique(keys, return_inverse=True)
+        self.n_groups_ = len(self.group_keys_)
+        group_codes = np.unravel_index(self.group_keys_, self.column_sizes_)
+        columns = [self.categories_[j][group_codes[j]] for j in range(self.n_columns_)]
+        same = len({c.dtype for c in columns}) == 1
+        self.groups_ = np.column_stack(columns if same else [c.astype(object) for c in columns])
+        return codes.reshape(-1)
+
+    def _column_codes(self, j, column):
+        """Code of every value of one query column in the fitted column ``j``; -1 if unseen."""
+        kind, values, precision = _column_kind(column)
+        categories, fitted_kind = self.categories_[j], self.kinds_[j]
+        if kind == fitted_kind == "number":
+            common = _lower_precision(precision, self.precisions_[j])
+            reference = categories.astype(common)
+            if len(np.unique(reference)) != len(reference):
+                raise ValueError(
+                    f"{self.name}: the labels seen in fit cannot be told apart at {common} "
+                    f"precision; give {self.name} with the precision used in fit."
+                )
+            values = values.astype(common)
+        elif kind == fitted_kind == "string":
+            reference = categories
+        else:
+            lookup = {v: k for k, v in enumerate(categories.tolist())}
+            codes, uniques = pd.factorize(values.astype(object), sort=False)
+            found = np.array([lookup.get(v, -1) for v in uniques.tolist()], dtype=np.int64)
+            return found[codes] if len(found) else np.zeros(0, dtype=np.int64)
+        index = np.minimum(np.searchsorted(reference, values), len(reference) - 1)
+        return np.where(reference[index] == values, index, -1)
+
+    def transform(self, labels, n_samples=None, *, unknown="error"):
+        """Codes of the rows of ``labels``.
+
+        Parameters
+        ----------
+        labels : array-like of shape (n,) or (n, n_columns_)
+        n_samples : int, optional
+            Required number of rows.
+        unknown : {"error", "ignore"}, default="error"
+            ``"error"``: a label never seen in :meth:`fit` is a ``ValueError`` listing the
+            unseen values; ``"ignore"``: its code is -1.
+
+        Returns
+        -------
+        codes : ndarray of int of shape (n,)
+        """
+        S = self._check(labels, n_samples)
+        if S.shape[1] != self.n_columns_:
+            raise ValueError(
+                f"{self.name} has {S.shape[1]} column(s), but {self.n_columns_} were seen in fit."
+            )
+        column_codes = np.column_stack(
+            [self._column_codes(j, S[:, j]) for j in range(self.n_columns_)]
+        )
+        known = np.all(column_codes >= 0, axis=1)
+        keys = np.ravel_multi_index(
+            tuple(np.where(known[:, None], column_codes, 0).T), self.column_sizes_
+        )
+        index = np.minimum(np.searchsorted(self.group_keys_, keys), self.n_groups_ - 1)
+        known &= self.group_keys_[index] == keys
+        codes = np.where(known, index, -1)
+        if unknown == "error" and not known.all():
+            rows = S[~known]
+            unseen = pd.unique(
+                pd.Series(
+                    [row[0] if self.n_columns_ == 1 else tuple(row) for row in rows.tolist()],
+                    dtype=object,
+                )
+            )
+            seen = [g[0] if self.n_columns_ == 1 else tuple(g) for g in self.groups_.tolist()]
+            raise ValueError(
+                f"{self.name} has value(s) never seen in fit: {_preview(unseen)} "
+                f"({int((~known).sum())} row(s)). Values seen in fit: {_preview(seen)}. "
+                "Labels are compared by value: 1 and 1.0 are one label, 1 and '1' are two."
+            )
+        return codes
+
+
+def encode_labels(labels, n_samples=None, *, name="labels", multi_column=True):
+    """Fit a :class:`GroupEncoder` and return ``(codes, encoder)``."""
+    encoder = GroupEncoder(name=name, multi_column=multi_column)
+    codes = encoder.fit_transform(labels, n_samples)
+    return codes, encoder
+
+
+def label_codes(labels, *, name="labels"):
+    """Integer codes ``0..G-1`` of the distinct values (rows) of ``labels``, ordered by value."""
+    return encode_labels(labels, name=name)[0]
+
+
+def check_not_given(value, name):
+    """Raise when ``name`` is passed to a model that was fitted without it."""
+    if value is not None:
+        raise ValueError(NOT_FITTED_WITH.format(name=name))
+
+
+def stack_labels(A, B):
+    """Rows of the 2-d label arrays ``A`` then ``B``, without converting numbers to strings.
+
+    ``np.concatenate`` of a number and a string array turns the numbers into strings; here
+    arrays that do not share a dtype kind are stacked as objects.
+    """
+    numeric = A.dtype.kind in "biuf" and B.dtype.kind in "biuf"
+    if numeric or (A.dtype.kind == B.dtype.kind == "U"):
+        return np.concatenate([A, B])
+    return np.concatenate([A.astype(object), B.astype(object)])

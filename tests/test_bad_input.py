@@ -1,0 +1,387 @@
+"""Bad and unusual input to every public estimator: a clear error, or exactly the same result.
+
+Each case is something a user applying the library to their own data does: new or missing
+group values at predict time, labels as strings or pandas columns, a float32 copy of the
+data, hyperparameters out of range. Every error must be a ``ValueError`` (scikit-learn's
+``InvalidParameterError`` for hyperparameters) whose message names the parameter or the
+offending values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import check_param_validation
+
+from krepro.cme import CMEConditionalMean, ConditionalMeanEmbedding
+from krepro.dcm import COIR, DCM, DICA, FastDCM
+from krepro.ferm import FERMClassifier, LinearFERM
+from krepro.oblivious import ObliviousKernel
+from krepro.ridge import ObliviousRidge
+
+# ---------------------------------------------------------------------------------------------
+# data
+
+
+def _labelled(seed=0, n=60):
+    """Regression data whose sensitive feature takes the non-dyadic values 0.1, 0.7 and 1.3."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 3, n)
+    S = np.array([0.1, 0.7, 1.3])[codes]
+    X = rng.normal(size=(n, 2)) + codes[:, None]
+    y = np.sin(X[:, 0]) + 0.5 * codes + 0.1 * rng.normal(size=n)
+    return X, y, S, codes
+
+
+def _binary(seed=0, n=80):
+    """Classification data with a binary group: 0 = "Female", 1 = "Male"."""
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, 2, n)
+    X = rng.normal(size=(n, 3)) + 0.8 * s[:, None]
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] + 0.5 * rng.normal(size=n) > 0.6, 1, -1)
+    return X, y, s, np.array(["Female", "Male"])[s]
+
+
+# ---------------------------------------------------------------------------------------------
+# estimators that take sensitive features at fit and at predict time
+
+
+def _kernel_fit(S, X, y):
+    return ObliviousKernel(gamma=0.5).fit(X, sensitive_features=S)
+
+
+def _kernel_predict(model, X, S):
+    return model.gram(X, S)
+
+
+def _ridge(mode):
+    def fit(S, X, y):
+        return ObliviousRidge(gamma=0.5, alpha=0.3, mode=mode).fit(X, y, sensitive_features=S)
+
+    return fit
+
+
+def _ridge_predict(model, X, S):
+    return model.predict(X, sensitive_features=S)
+
+
+S_MODELS = {
+    "ObliviousKernel": (_kernel_fit, _kernel_predict),
+    "ObliviousRidge": (_ridge("oblivious"), _ridge_predict),
+    "ObliviousRidge-m": (_ridge("m-oblivious"), _ridge_predict),
+}
+
+
+@pytest.fixture(params=list(S_MODELS))
+def s_model(request):
+    return S_MODELS[request.param]
+
+
+def test_unseen_sensitive_value_at_predict_is_an_error_listing_it(s_model):
+    fit, predict = s_model
+    X, y, S, _ = _labelled()
+    model = fit(S, X, y)
+    with pytest.raises(ValueError, match=r"sensitive_features has value\(s\) never seen in fit: "):
+        predict(model, X[:3], np.array([0.1, 0.5, 2.0]))
+    with pytest.raises(ValueError, match=r"never seen in fit: \[0\.5, 2\.0\]"):
+        predict(model, X[:3], np.array([0.1, 0.5, 2.0]))
+
+
+@pytest.mark.parametrize("missing", [np.nan, None])
+def test_missing_sensitive_value_is_an_error_at_fit_and_at_predict(s_model, missing):
+    fit, predict = s_model
+    X, y, S, _ = _labelled()
+    bad = S.astype(object)
+    bad[4] = missing
+    with pytest.raises(ValueError, match=r"sensitive_features contains missing values .* row 4"):
+        fit(bad, X, y)
+    model = fit(S, X, y)
+    with pytest.raises(ValueError, match=r"sensitive_features contains missing values .* row 4"):
+        predict(model, X[:5], bad[:5])
+
+
+def test_float32_and_int_copies_of_the_values_give_identical_results(s_model):
+    fit, predict = s_model
+    X, y, S, codes = _labelled()
+    expected = predict(fit(S, X, y), X[:10], S[:10])
+    # 0.1, 0.7 and 1.3 are not float32 numbers: the float32 copy differs from them bitwise.
+    assert not np.array_equal(S.astype(np.float32).astype(float), S)
+    np.testing.assert_array_equal(
+        predict(fit(S, X, y), X[:10], S[:10].astype(np.float32)), expected
+    )
+    np.testing.assert_array_equal(
+        predict(fit(S.astype(np.float32), X, y), X[:10], S[:10]), expected
+    )
+    by_codes = predict(fit(codes, X, y), X[:10], codes[:10])
+    np.testing.assert_array_equal(predict(fit(codes, X, y), X[:10], codes[:10] * 1.0), by_codes)
+    np.testing.assert_array_equal(predict(fit(codes * 1.0, X, y), X[:10], codes[:10]), by_codes)
+    np.testing.assert_array_equal(by_codes, expected)  # only the grouping matters
+
+
+def test_int_fitted_str_given_is_an_error_listing_the_strings(s_model):
+    fit, predict = s_model
+    X, y, _, codes = _labelled()
+    model = fit(codes, X, y)
+    with pytest.raises(ValueError, match=r"never seen in fit: \['0', '1'\]"):
+        predict(model, X[:2], np.array(["0", "1"]))
+
+
+def test_sensitive_features_for_a_model_fitted_without_them_is_an_error(s_model):
+    fit, predict = s_model
+    X, y, S, _ = _labelled()
+    model = fit(None, X, y)
+    with pytest.raises(ValueError, match="fitted without sensitive_features"):
+        predict(model, X[:3], S[:3])
+
+
+def test_string_groups_give_exactly_the_predictions_of_0_1_codes(s_model):
+    fit, predict = s_model
+    X, y, _, codes = _labelled()
+    codes = codes % 2
+    strings = np.array(["Female", "Male"])[codes]  # numpy <U6
+    expected = predict(fit(codes, X, y), X[:12], codes[:12])
+    np.testing.assert_array_equal(predict(fit(strings, X, y), X[:12], strings[:12]), expected)
+    as_object = pd.Series(strings, dtype=object)
+    np.testing.assert_array_equal(predict(fit(as_object, X, y), X[:12], as_object[:12]), expected)
+    as_category = pd.Series(strings, dtype="category")
+    np.testing.assert_array_equal(
+        predict(fit(as_category, X, y), X[:12], list(strings[:12])), expected
+    )
+
+
+def test_multi_column_string_rows_are_cells(s_model):
+    fit, predict = s_model
+    X, y, _, codes = _labelled()
+    second = (np.arange(len(codes)) % 2).astype(int)
+    rows = np.column_stack([codes, second])
+    frame = pd.DataFrame({"race": np.array(["a", "b", "c"])[codes], "sex": second})
+    expected = predict(fit(rows, X, y), X[:8], rows[:8])
+    np.testing.assert_array_equal(predict(fit(frame, X, y), X[:8], frame.iloc[:8]), expected)
+    with pytest.raises(ValueError, match=r"never seen in fit: \[\('d', 0\)\]"):
+        predict(fit(frame, X, y), X[:1], pd.DataFrame({"race": ["d"], "sex": [0]}))
+
+
+def test_x_estimation_without_its_sensitive_features_is_an_error():
+    X, y, S, _ = _labelled()
+    model = ObliviousRidge(gamma=0.5)
+    with pytest.raises(ValueError, match="without sensitive_features_estimation"):
+        model.fit(X[:30], y[:30], sensitive_features=S[:30], X_estimation=X[30:])
+    with pytest.raises(ValueError, match="sensitive_features_estimation given without X_est"):
+        model.fit(X, y, sensitive_features=S, sensitive_features_estimation=S[30:])
+    with pytest.raises(ValueError, match="sensitive_features_estimation given without sensitive"):
+        model.fit(X[:30], y[:30], X_estimation=X[30:], sensitive_features_estimation=S[30:])
+    with pytest.raises(ValueError, match=r"sensitive_features_estimation must have one entry"):
+        model.fit(
+            X[:30],
+            y[:30],
+            sensitive_features=S[:30],
+            X_estimation=X[30:],
+            sensitive_features_estimation=S[31:],
+        )
+
+
+def test_a_group_only_in_the_training_rows_is_an_empty_cell():
+    # Value 2.5 occurs only in the training half: its conditional-mean estimate is 0, which
+    # equals an explicit cell list in which it is an empty cell.
+    from krepro.conditional import FiniteValuePartition
+
+    X, y, S, _ = _labelled()
+    S = S.copy()
+    S[:3] = 2.5
+    model = ObliviousRidge(gamma=0.5).fit(X, y, sensitive_features=S)
+    explicit = ObliviousRidge(
+        gamma=0.5, partition=FiniteValuePartition(values=[0.1, 0.7, 1.3, 2.5])
+    ).fit(X, y, sensitive_features=S)
+    np.testing.assert_array_equal(
+        model.predict(X[:5], sensitive_features=S[:5]),
+        explicit.predict(X[:5], sensitive_features=S[:5]),
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"partition": "dyadic", "partition_bounds": (0.0, 2.0), "cells_per_axis": 4},
+        {"conditional_mean": CMEConditionalMean(gamma=1.0)},
+    ],
+    ids=["dyadic", "cme"],
+)
+def test_continuous_sensitive_features_must_be_finite_numbers(options):
+    X, _, S, _ = _labelled()
+    model = ObliviousKernel(gamma=0.5, **options).fit(X, sensitive_features=S)
+    for bad, message in [
+        ([0.1, np.nan], "missing values"),
+        (np.array([0.1, np.inf]), "infinity|outside the partition box"),
+        (["a", "b"], "must be numeric"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            model.gram(X[:2], bad)
+
+
+# ---------------------------------------------------------------------------------------------
+# FERM: binary groups of any type
+
+
+FERM_MODELS = {
+    "FERMClassifier": lambda: FERMClassifier(gamma=0.5),
+    "FERMClassifier-linear": lambda: FERMClassifier(kernel="linear"),
+    "LinearFERM": LinearFERM,
+}
+
+
+@pytest.mark.parametrize("name", list(FERM_MODELS))
+def test_ferm_string_groups_give_exactly_the_predictions_of_0_1_codes(name):
+    X, y, codes, strings = _binary()
+    expected = FERM_MODELS[name]().fit(X, y, sensitive_features=codes).decision_function(X)
+    for groups in [
+        strings,
+        pd.Series(strings, dtype=object),
+        pd.Series(strings).astype("category"),
+    ]:
+        model = FERM_MODELS[name]().fit(X, y, sensitive_features=groups)
+        np.testing.assert_array_equal(model.decision_function(X), expected)
+
+
+@pytest.mark.parametrize("name", list(FERM_MODELS))
+def test_ferm_missing_or_non_binary_groups_are_errors(name):
+    X, y, _, strings = _binary()
+    bad = strings.astype(object)
+    bad[7] = None
+    with pytest.raises(ValueError, match=r"sensitive_features contains missing values .* row 7"):
+        FERM_MODELS[name]().fit(X, y, sensitive_features=bad)
+    three = strings.copy().astype(object)
+    three[:5] = "Other"
+    with pytest.raises(ValueError, match=r"binary sensitive feature; got 3 distinct values"):
+        FERM_MODELS[name]().fit(X, y, sensitive_features=three)
+
+
+# ---------------------------------------------------------------------------------------------
+# DCM family: domains
+
+
+DOMAIN_MODELS = {
+    "DCM": lambda: DCM(gamma=0.5),
+    "FastDCM": lambda: FastDCM(gamma=0.5, n_landmarks=20, random_state=0),
+    "DICA": lambda: DICA(gamma=0.5),
+    "COIR": lambda: COIR(gamma=0.5),
+}
+
+
+def _domain_data(seed=0, n=60):
+    rng = np.random.default_rng(seed)
+    domains = np.arange(n) % 3
+    X = rng.normal(size=(n, 3)) + 0.5 * domains[:, None]
+    y = (X[:, 0] + 0.3 * rng.normal(size=n) > 0.5).astype(int)
+    return X, y, domains
+
+
+@pytest.mark.parametrize("name", list(DOMAIN_MODELS))
+def test_nan_domains_are_an_error(name):
+    X, y, domains = _domain_data()
+    bad = domains.astype(float)
+    bad[5] = np.nan
+    with pytest.raises(ValueError, match=r"domains contains missing values .* row 5"):
+        DOMAIN_MODELS[name]().fit(X, y, domains=bad)
+
+
+@pytest.mark.parametrize("name", list(DOMAIN_MODELS))
+def test_string_domains_give_the_projection_of_integer_domains(name):
+    X, y, domains = _domain_data()
+    expected = DOMAIN_MODELS[name]().fit(X, y, domains=domains).transform(X)
+    names = pd.Series(np.array(["site-a", "site-b", "site-c"])[domains], dtype=object)
+    model = DOMAIN_MODELS[name]().fit(X, y, domains=names)
+    assert model.n_domains_ == 3
+    np.testing.assert_array_equal(model.transform(X), expected)
+
+
+# ---------------------------------------------------------------------------------------------
+# hyperparameters
+
+
+def _fit(estimator):
+    X, y, S, _ = _labelled()
+    if isinstance(estimator, ObliviousKernel):
+        return estimator.fit(X, sensitive_features=S)
+    if isinstance(estimator, CMEConditionalMean):
+        return estimator.fit(S)
+    if isinstance(estimator, ConditionalMeanEmbedding):
+        return estimator.fit(X, y)
+    if isinstance(estimator, ObliviousRidge):
+        return estimator.fit(X, y, sensitive_features=S)
+    X, y, s, _ = _binary()
+    if isinstance(estimator, (FERMClassifier, LinearFERM)):
+        return estimator.fit(X, y, sensitive_features=s)
+    return estimator.fit(X, y, domains=s)
+
+
+BAD_PARAMETERS = [
+    (ObliviousKernel, "gamma", 0.0),
+    (ObliviousKernel, "gamma", -1.0),
+    (ObliviousKernel, "cells_per_axis", 0),
+    (ObliviousKernel, "partition", "cells"),
+    (ObliviousRidge, "alpha", -0.1),
+    (ObliviousRidge, "gamma", -2.0),
+    (ObliviousRidge, "mode", "orr"),
+    (ObliviousRidge, "estimation_fraction", 1.0),
+    (FERMClassifier, "gamma", 0.0),
+    (FERMClassifier, "gamma", -1.0),
+    (FERMClassifier, "C", 0.0),
+    (FERMClassifier, "epsilon", -1.0),
+    (FERMClassifier, "kernel", "sigmoid"),
+    (LinearFERM, "C", -1.0),
+    (LinearFERM, "selection", "first"),
+    (ConditionalMeanEmbedding, "gamma", 0.0),
+    (ConditionalMeanEmbedding, "output_gamma", -1.0),
+    (ConditionalMeanEmbedding, "alpha", 0.0),
+    (ConditionalMeanEmbedding, "alpha", -1.0),
+    (CMEConditionalMean, "gamma", -1.0),
+    (CMEConditionalMean, "alpha", -1e-3),
+    *[(cls, "gamma", bad) for cls in (DCM, FastDCM, DICA, COIR) for bad in (0.0, -1.0)],
+    *[(cls, "n_landmarks", bad) for cls in (DCM, FastDCM, DICA, COIR) for bad in (0, -3)],
+    *[(cls, "n_components", 0) for cls in (DCM, FastDCM, DICA, COIR)],
+    *[(cls, "epsilon", 0.0) for cls in (DCM, FastDCM, DICA, COIR)],
+    (DCM, "target_gamma", -1.0),
+    (DICA, "ridge", -1e-3),
+]
+
+
+@pytest.mark.parametrize(
+    ("cls", "param", "bad"),
+    BAD_PARAMETERS,
+    ids=[f"{cls.__name__}-{param}={bad!r}" for cls, param, bad in BAD_PARAMETERS],
+)
+def test_out_of_range_hyperparameter_is_named(cls, param, bad):
+    with pytest.raises(InvalidParameterError, match=rf"'{param}' parameter of {cls.__name__}"):
+        _fit(cls(**{param: bad}))
+    with pytest.raises(ValueError, match=rf"Got {bad!r} instead"):
+        _fit(cls(**{param: bad}))
+
+
+ALL_ESTIMATORS = [
+    ObliviousKernel(),
+    ObliviousRidge(),
+    FERMClassifier(),
+    LinearFERM(),
+    ConditionalMeanEmbedding(),
+    CMEConditionalMean(),
+    DCM(),
+    FastDCM(),
+    DICA(),
+    COIR(),
+]
+
+
+@pytest.mark.parametrize("estimator", ALL_ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_every_parameter_has_a_constraint(estimator):
+    """scikit-learn's own check: one constraint per parameter, and each one enforced."""
+    check_param_validation(type(estimator).__name__, estimator)
+
+
+@pytest.mark.parametrize("estimator", ALL_ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_fitted_attributes_end_with_an_underscore(estimator):
+    fitted = _fit(estimator)
+    state = set(vars(fitted)) - set(fitted.get_params(deep=False))
+    assert state
+    assert sorted(a for a in state if not a.endswith("_")) == []
