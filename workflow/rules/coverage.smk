@@ -27,7 +27,14 @@ if [
 
 # Job time limit: ~3 CPU-s per repetition at N = 2^16 (benchmarks/coverage.py: 2.2), x3.
 COVERAGE_SECONDS_PER_REP = 9 * COVERAGE["n_samples"] / 65536
-COVERAGE_CODE = src_digest("distributed.py", "seeding.py", "experiments/coverage.py")
+COVERAGE_CODE = src_digest(
+    "kernels.py",
+    "distributed.py",
+    "bootstrap.py",
+    "bands.py",
+    "seeding.py",
+    "experiments/coverage.py",
+)
 # Shards: blocks of shard_size repetitions per penalty variant, named by their first and
 # last repetition; a larger run keeps the shards it already has (except a partial last one).
 COVERAGE_SHARDS = [
