@@ -5,7 +5,8 @@ import pytest
 
 from krepro.cme import CMEConditionalMean
 from krepro.data.synthetic import ridge_sample
-from krepro.experiments.cme_oblivious import aggregate, hsic, run_setting, tidy
+from krepro.experiments.cme_oblivious import aggregate, run_setting, tidy
+from krepro.metrics import hsic
 from krepro.kernels import gram
 from krepro.oblivious import ObliviousKernel
 from krepro.seeding import generator
@@ -72,6 +73,7 @@ def _small_run(sensitive_dim, n_estimation):
         kernel_gamma=1.0,
         partition={"low": -5.0, "high": 5.0, "cells_per_axis": {1: 8, 2: 3}},
         cme={"gamma": 1.0, "alphas": 10.0 ** np.arange(-5, 0)},
+        n_permutations=49,
     )
     return aggregate(tidy(records))
 

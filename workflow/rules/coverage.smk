@@ -92,8 +92,16 @@ rule coverage_aggregate:
         COVERAGE_SHARDS,
     output:
         runs="results/coverage/repetitions.csv",
-        table="results/tables/coverage_table1.csv",
-        markdown="results/tables/coverage_table1.md",
+        table=report(
+            "results/tables/coverage_table1.csv",
+            caption="../report/coverage_table1.rst",
+            category="Distributed regression tables",
+        ),
+        markdown=report(
+            "results/tables/coverage_table1.md",
+            caption="../report/coverage_table1_md.rst",
+            category="Distributed regression tables",
+        ),
     log:
         "logs/coverage/aggregate.log",
     threads: 1
@@ -104,7 +112,9 @@ rule coverage_aggregate:
         confidence_level=COVERAGE["confidence_level"],
         subsets=COVERAGE["subsets"],
         primary_variant=COVERAGE["primary_variant"],
-        code=src_digest("report/coverage.py", "report/tables.py"),
+        code=src_digest(
+            "experiments/coverage.py", "report/coverage.py", "report/tables.py"
+        ),
     script:
         "../scripts/coverage_aggregate.py"
 
@@ -116,6 +126,11 @@ rule coverage_figure:
         coverage=report(
             "results/figures/coverage_fig1.png",
             caption="../report/coverage_fig1.rst",
+            category="Distributed regression",
+        ),
+        lines=report(
+            "results/figures/coverage_fig1_lines.png",
+            caption="../report/coverage_fig1_lines.rst",
             category="Distributed regression",
         ),
         rmse=report(
@@ -132,7 +147,12 @@ rule coverage_figure:
     params:
         primary_variant=COVERAGE["primary_variant"],
         nominal=COVERAGE["confidence_level"],
-        code=src_digest("report/coverage.py"),
+        code=src_digest(
+            "experiments/coverage.py",
+            "report/coverage.py",
+            "report/coverage_figures.py",
+            "report/figures.py",
+        ),
     script:
         "../scripts/coverage_figure.py"
 
@@ -143,7 +163,8 @@ rule coverage_report:
         runs="results/coverage/repetitions.csv",
         reference=PAPER_REFERENCE,
     output:
-        "results/report/coverage.md",
+        json="results/report/coverage.json",
+        md="results/report/coverage.md",
     log:
         "logs/coverage/report.log",
     threads: 1
@@ -152,6 +173,7 @@ rule coverage_report:
         runtime=5,
     params:
         primary_variant=COVERAGE["primary_variant"],
+        scale=config["scale"],
         settings={
             "n_samples": COVERAGE["n_samples"],
             "partitions": COVERAGE["partitions"],
@@ -163,7 +185,14 @@ rule coverage_report:
             "confidence_level": COVERAGE["confidence_level"],
             "nu": COVERAGE["kernel"]["nu"],
         },
-        code=src_digest("report/coverage.py", "report/tables.py"),
+        code=src_digest(
+            "experiments/coverage.py",
+            "report/coverage.py",
+            "report/tables.py",
+            "report/verdicts.py",
+            "report/render.py",
+            "records.py",
+        ),
     script:
         "../scripts/coverage_report.py"
 
@@ -173,5 +202,7 @@ rule coverage:
         "results/tables/coverage_table1.csv",
         "results/tables/coverage_table1.md",
         "results/figures/coverage_fig1.png",
+        "results/figures/coverage_fig1_lines.png",
         "results/figures/coverage_rmse.png",
         "results/report/coverage.md",
+        "results/report/coverage.json",
