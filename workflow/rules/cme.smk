@@ -3,7 +3,11 @@
 
 rule cme_run:
     output:
-        table="results/tables/cme.csv",
+        table=report(
+            "results/tables/cme.csv",
+            caption="../report/cme_table.rst",
+            category="Conditional mean embeddings tables",
+        ),
         claims="results/cme/claims.csv",
         sample="results/cme/sample.csv",
         query="results/cme/query.csv",
@@ -20,7 +24,13 @@ rule cme_run:
     params:
         seed=config["seed"],
         settings=config["cme"],
-        code=src_digest("cme.py", "kernels.py", "seeding.py", "experiments/cme.py"),
+        code=src_digest(
+            "cme.py",
+            "kernels.py",
+            "seeding.py",
+            "data/cme_law.py",
+            "experiments/cme.py",
+        ),
     script:
         "../scripts/cme_run.py"
 
@@ -56,7 +66,8 @@ rule cme_report:
         claims="results/cme/claims.csv",
         reference=PAPER_REFERENCE,
     output:
-        "results/report/cme.md",
+        json="results/report/cme.json",
+        md="results/report/cme.md",
     log:
         "logs/cme/report.log",
     threads: 1
@@ -64,7 +75,15 @@ rule cme_report:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest("report/cme.py", "report/compare.py", "report/tables.py"),
+        scale=config["scale"],
+        code=src_digest(
+            "report/cme.py",
+            "report/figures.py",
+            "report/tables.py",
+            "report/verdicts.py",
+            "report/render.py",
+            "records.py",
+        ),
     script:
         "../scripts/cme_report.py"
 
