@@ -7,7 +7,6 @@ are plain matrices and :math:`\hat C_{YX}(\hat C_{XX} + \lambda I)^{-1}\varphi(x
 computed without the kernel trick.
 """
 
-
 import numpy as np
 import pandas as pd
 import pytest

@@ -117,6 +117,7 @@ rule cme_oblivious_fit:
             "ridge.py",
             "cme.py",
             "seeding.py",
+            "metrics.py",
             "data/synthetic.py",
             "experiments/ridge.py",
             "experiments/cme_oblivious.py",
@@ -130,7 +131,11 @@ rule cme_oblivious_aggregate:
         CME_OBLIVIOUS_RUNS,
     output:
         runs="results/cme_oblivious/cme_oblivious.csv",
-        table="results/tables/cme_oblivious.csv",
+        table=report(
+            "results/tables/cme_oblivious.csv",
+            caption="../report/cme_oblivious_table.rst",
+            category="Conditional mean embeddings tables",
+        ),
     log:
         "logs/cme_oblivious/aggregate.log",
     threads: 1
@@ -166,9 +171,12 @@ rule cme_oblivious_figure:
 
 rule cme_oblivious_report:
     input:
-        "results/tables/cme_oblivious.csv",
+        table="results/tables/cme_oblivious.csv",
+        runs="results/cme_oblivious/cme_oblivious.csv",
+        reference=PAPER_REFERENCE,
     output:
-        "results/report/cme_oblivious.md",
+        json="results/report/cme_oblivious.json",
+        md="results/report/cme_oblivious.md",
     log:
         "logs/cme_oblivious/report.log",
     threads: 1
@@ -176,7 +184,15 @@ rule cme_oblivious_report:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest("report/cme_oblivious.py", "report/tables.py"),
+        scale=config["scale"],
+        code=src_digest(
+            "report/cme_oblivious.py",
+            "report/figures.py",
+            "report/tables.py",
+            "report/verdicts.py",
+            "report/render.py",
+            "records.py",
+        ),
     script:
         "../scripts/cme_oblivious_report.py"
 
@@ -186,6 +202,8 @@ rule cme:
         "results/tables/cme.csv",
         "results/figures/cme.png",
         "results/report/cme.md",
+        "results/report/cme.json",
         "results/tables/cme_oblivious.csv",
         "results/figures/cme_oblivious.png",
         "results/report/cme_oblivious.md",
+        "results/report/cme_oblivious.json",
