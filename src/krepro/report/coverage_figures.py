@@ -13,7 +13,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
-from matplotlib.colors import TwoSlopeNorm
+from matplotlib.colors import Normalize
 
 from krepro.experiments.coverage import BANDS
 from krepro.report.coverage import variant_order
@@ -42,9 +42,10 @@ def plot_coverage_heatmap(table, path, primary_variant, nominal=0.95):
     """
     sns.set_theme(style="white", context="paper")
     variants = variant_order(table, primary_variant)
-    spread = float(np.nanmax(np.abs(table["coverage"] - nominal)))
-    norm = TwoSlopeNorm(vcenter=nominal, vmin=nominal - max(spread, 0.01),
-                        vmax=nominal + max(spread, 0.01))  # fmt: skip
+    # One slope on both sides of the nominal level (white), so equal departures get equal
+    # colours; the colour bar is cut at coverage 1.
+    reach = max(nominal - float(table["coverage"].min()), 1.0 - nominal, 0.01)
+    norm = Normalize(vmin=nominal - reach, vmax=nominal + reach)
     fig, axes = plt.subplots(
         len(variants),
         len(BANDS),
@@ -69,16 +70,19 @@ def plot_coverage_heatmap(table, path, primary_variant, nominal=0.95):
                     mark = (
                         "▼" if high.loc[t, p] < nominal else "▲" if low.loc[t, p] > nominal else ""
                     )
+                    dark = abs(float(norm(value)) - 0.5) > 0.35  # white text on dark cells
                     ax.text(j, i, f"{value:.3f}".lstrip("0") + (f"\n{mark}" if mark else ""),
                             ha="center", va="center", fontsize=6,
+                            color="white" if dark else "black",
                             fontweight="bold" if mark else "normal")  # fmt: skip
-            ax.set_xticks(range(len(grid.columns)), [f"2^{int(np.log2(p))}" for p in grid.columns])
+            ax.set_xticks(range(len(grid.columns)), [str(p) for p in grid.columns])
             ax.set_yticks(range(len(grid.index)), [str(t) for t in grid.index])
             ax.set_xlabel("number of partitions P")
             ax.set_ylabel("prediction-set size T")
             n_reps = int(part["n_reps"].max())
             ax.set_title(f"{variant}: {band} band ({n_reps} repetitions)", fontsize=9)
-    fig.colorbar(image, ax=axes, shrink=0.6, label=f"coverage (nominal {nominal:g} = white)")
+    bar = fig.colorbar(image, ax=axes, shrink=0.6, label=f"coverage (nominal {nominal:g} = white)")
+    bar.ax.set_ylim(nominal - reach, min(1.0, nominal + reach))
     fig.suptitle(
         "Coverage of the bootstrap bands per (T, P); ▼/▲: 99% Wilson interval below/above"
         f" {nominal:g} (cf. paper Fig. 1, Table 1)"
