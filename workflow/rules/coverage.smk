@@ -149,7 +149,7 @@ rule coverage_figure:
         nominal=COVERAGE["confidence_level"],
         code=src_digest(
             "experiments/coverage.py",
-            "report/coverage.py",
+            "report/coverage_tables.py",
             "report/coverage_figures.py",
             "report/figures.py",
         ),
@@ -188,6 +188,7 @@ rule coverage_report:
         code=src_digest(
             "experiments/coverage.py",
             "report/coverage.py",
+            "report/coverage_tables.py",
             "report/tables.py",
             "report/verdicts.py",
             "report/render.py",

@@ -16,15 +16,10 @@ import seaborn as sns
 from matplotlib.colors import Normalize
 
 from krepro.experiments.coverage import BANDS
-from krepro.report.coverage import variant_order
+from krepro.report.coverage_tables import full_repetitions, variant_order
 from krepro.report.figures import save_figure
 
 __all__ = ["plot_coverage", "plot_coverage_heatmap", "plot_rmse"]
-
-
-def _full(table, variant):
-    part = table[table["variant"] == variant]
-    return part[part["n_reps"] == part["n_reps"].max()]
 
 
 def _colours(targets):
@@ -55,7 +50,7 @@ def plot_coverage_heatmap(table, path, primary_variant, nominal=0.95):
     )
     image = None
     for row, variant in enumerate(variants):
-        full = _full(table, variant)
+        full = full_repetitions(table, variant)
         for col, band in enumerate(BANDS):
             ax = axes[row, col]
             part = full[full["band"] == band]
@@ -108,7 +103,7 @@ def plot_coverage(table, path, primary_variant, nominal=0.95):
         sharey=True,
     )
     for row, variant in enumerate(variants):
-        full = _full(table, variant)
+        full = full_repetitions(table, variant)
         for col, band in enumerate(BANDS):
             ax = axes[row, col]
             part = full[full["band"] == band]
@@ -153,7 +148,7 @@ def plot_rmse(table, path, primary_variant):
     )
     for col, variant in enumerate(variants):
         ax = axes[0, col]
-        part = _full(table, variant)
+        part = full_repetitions(table, variant)
         part = part[part["band"] == BANDS[0]]  # the RMSE does not depend on the band
         for t in targets:
             line = part[part["T"] == t].sort_values("P")
