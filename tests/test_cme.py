@@ -7,8 +7,6 @@ are plain matrices and :math:`\hat C_{YX}(\hat C_{XX} + \lambda I)^{-1}\varphi(x
 computed without the kernel trick.
 """
 
-import re
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,6 +14,7 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krepro.cme import CMEConditionalMean, ConditionalMeanEmbedding
+from krepro.data import cme_law as law
 from krepro.experiments import cme as experiment
 from krepro.oblivious import ObliviousKernel
 from krepro.report import cme as report
@@ -347,8 +346,8 @@ def test_true_embedding_and_inner_products_match_monte_carlo():
     xs, ys = np.array([0.0, 0.3, 0.9]), np.array([-1.5, 0.0, 0.7])
     draws = {x: _draw_at(rng, x, N) for x in xs}
     fresh = {x: _draw_at(rng, x, N) for x in xs}
-    mu = experiment.true_embedding(xs, ys, **LAW)
-    inner = experiment.true_embedding_inner(xs, xs, **LAW)
+    mu = law.true_embedding(xs, ys, **LAW)
+    inner = law.true_embedding_inner(xs, xs, **LAW)
     # l ∈ (0, 1]: the Monte Carlo standard error is at most 0.5 / sqrt(N) ≈ 1.1e-3; 5e-3 ≈ 4.5 se.
     for a, x in enumerate(xs):
         for b, y in enumerate(ys):
@@ -356,7 +355,7 @@ def test_true_embedding_and_inner_products_match_monte_carlo():
         for b, x2 in enumerate(xs):
             assert abs(inner[a, b] - l(draws[x], fresh[x2]).mean()) < 5e-3
     np.testing.assert_allclose(inner, inner.T, rtol=0, atol=1e-15)
-    mmd = experiment.true_mmd(xs, xs, **LAW)
+    mmd = law.true_mmd(xs, xs, **LAW)
     np.testing.assert_allclose(np.diag(mmd), 0.0, atol=1e-7)
     assert mmd[0, 2] > 0.5  # same mean, different laws: far apart in MMD
 
@@ -366,22 +365,22 @@ def test_mmd_to_truth_of_an_empirical_measure():
     N = 2000
     Y = _draw_at(rng, 0.6, N)
     uniform = np.full((2, N), 1.0 / N)  # the empirical measure of a sample from P_{Y|x=0.6}
-    mmd = experiment.mmd_to_truth(uniform, Y, np.array([0.6, 0.0]), **LAW)
+    mmd = law.mmd_to_truth(uniform, Y, np.array([0.6, 0.0]), **LAW)
     # E MMD² of an empirical measure = (1 − ‖μ‖²) / N ≤ 1/N, so MMD ≲ 0.022 (and ≥ 0 exactly).
     assert 0.0 <= mmd[0] < 0.05
     assert mmd[1] > 0.3  # against the law at x = 0 (unimodal, narrower)
-    exact = experiment.true_mmd(np.array([0.6]), np.array([0.0]), **LAW)[0, 0]
+    exact = law.true_mmd(np.array([0.6]), np.array([0.0]), **LAW)[0, 0]
     assert abs(mmd[1] - exact) < 0.05
 
 
 def test_sample_follows_the_stated_law():
     rng = np.random.default_rng(13)
-    X, Y, C = experiment.sample(rng, 200_000, noise_sd=0.3)
+    X, Y, C = law.sample(rng, 200_000, noise_sd=0.3)
     assert X.min() >= 0.0 and X.max() <= 1.0
     # E[Y | x] = 0 and E[Y² | x] = 4x² + s²: residual means, standard errors ≲ 0.01.
     assert abs(Y.mean()) < 0.02
-    assert abs(np.mean(Y**2 - experiment.conditional_sd(X, 0.3) ** 2)) < 0.02
-    p = experiment.class_probabilities(X)
+    assert abs(np.mean(Y**2 - law.conditional_sd(X, 0.3) ** 2)) < 0.02
+    p = law.class_probabilities(X)
     np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-15)
     assert np.all(p >= 0)
     for c in range(3):  # E[1{C = c} − p_c(X)] = 0; standard error ≤ 0.5 / sqrt(2e5) ≈ 1.1e-3
@@ -448,6 +447,7 @@ def test_run_rejects_bad_parameters():
 
 
 REFERENCE = {
+    "min_repetitions": 10,
     "claims": {
         "operator_form": {
             "text": "operator form",
@@ -483,7 +483,7 @@ REFERENCE = {
             "max_deviation_small_lambda": 0.01,
             "min_share_negative": 0.01,
         },
-    }
+    },
 }
 
 
@@ -492,19 +492,44 @@ def default_results():
     return experiment.run(seed=2021)  # the defaults: ~2 s
 
 
-def _verdicts(section):
-    return dict(
-        zip(REFERENCE["claims"], re.findall(r"^- \*\*(.*?)\*\*", section, re.M), strict=True)
-    )
+def _verdicts(claims, table=None, reference=REFERENCE):
+    records = report.cme_verdicts(claims, reference, "test")
+    assert [r.claim_id for r in records] == list(REFERENCE["claims"])
+    return {r.claim_id: r for r in records}
+
+
+def _with_repetitions(claims, n_reps):
+    out = claims.copy()
+    out.loc[(out["claim"] == "setup") & (out["quantity"] == "n_repetitions"), "value"] = n_reps
+    return out
 
 
 def test_defaults_reproduce_every_claim_and_section_renders(default_results):
-    section = report.cme_section(default_results["table"], default_results["claims"], REFERENCE)
-    assert set(_verdicts(section).values()) == {"reproduced"}, section
-    assert "| λ |" in section and "selected for" in section
+    # The defaults run 5 repetitions; with the evidence rule waived (min_repetitions 1) every
+    # claim is reproduced, and the section is a Section with one primary record per claim.
+    waived = {**REFERENCE, "min_repetitions": 1}
+    section = report.cme_section(
+        default_results["table"], default_results["claims"], waived, scale="test"
+    )
+    assert {v.verdict for v in section.verdicts} == {"reproduced"}, section.verdicts
+    assert all(v.primary and v.protocol == "primary" for v in section.verdicts)
+    assert "| λ |" in section.body and "selected for" in section.body
     # every table row has as many cells as the header (no stray '|' in a cell)
-    rows = [line for line in section.splitlines() if line.startswith("|")]
+    rows = [line for line in section.body.splitlines() if line.startswith("|")]
     assert len({line.count("|") for line in rows}) == 1
+
+
+def test_evidence_rule_demotes_only_the_claims_judged_over_repetitions(default_results):
+    records = _verdicts(default_results["claims"])  # 5 repetitions < min_repetitions 10
+    exact = {"operator_form", "weights_not_probabilities"}
+    for claim_id, record in records.items():
+        if claim_id in exact:
+            assert record.n_repetitions is None and record.verdict == "reproduced"
+        else:
+            assert record.n_repetitions == 5 and record.min_repetitions == 10
+            assert record.verdict == "inconclusive", claim_id
+    enough = _verdicts(_with_repetitions(default_results["claims"], 10))
+    assert {r.verdict for r in enough.values()} == {"reproduced"}
 
 
 def _modified(claims, claim, quantity, value):
@@ -514,16 +539,18 @@ def _modified(claims, claim, quantity, value):
 
 
 def test_verdicts_react_to_the_measurements(default_results):
-    table, claims = default_results["table"], default_results["claims"]
-    verdict = lambda c: _verdicts(report.cme_section(table, c, REFERENCE))  # noqa: E731
+    claims = _with_repetitions(default_results["claims"], 10)
+    verdict = lambda c: {k: v.verdict for k, v in _verdicts(c).items()}  # noqa: E731
     broken = _modified(claims, "operator_form", "operator_max_abs_difference", 1e-3)
     assert verdict(broken)["operator_form"] == "not reproduced"
     lost_factor = _modified(claims, "operator_form", "kernel_ridge_lambda_max_abs_difference", 0.0)
     assert verdict(lost_factor)["operator_form"] == "partly reproduced"
+    decomposition = claims
     for kernel in ("gaussian", "linear", "delta"):
-        claims = _modified(claims, "squared_loss_target", f"max_abs_decomposition_z_{kernel}", 9.0)
-    assert verdict(claims)["squared_loss_target"] == "not reproduced"
-    claims = default_results["claims"]
+        decomposition = _modified(
+            decomposition, "squared_loss_target", f"max_abs_decomposition_z_{kernel}", 9.0
+        )
+    assert verdict(decomposition)["squared_loss_target"] == "not reproduced"
     # above the threshold by far more than the noise → fails; barely above → inconclusive
     far = _modified(claims, "delta_frequencies", "mean_abs_error", 0.2)
     assert verdict(far)["delta_frequencies"] == "not reproduced"
@@ -535,6 +562,13 @@ def test_verdicts_react_to_the_measurements(default_results):
     assert verdict(mean_moves)["linear_mean_only"] == "partly reproduced"
     probabilities = _modified(claims, "weights_not_probabilities", "deviation_largest", 0.0)
     assert verdict(probabilities)["weights_not_probabilities"] == "partly reproduced"
+
+
+def test_claims_table_lists_every_quantity_the_checks_read(default_results):
+    claims = default_results["claims"]
+    assert not claims.duplicated(["claim", "quantity"]).any()
+    read = {(c, q) for c, q, _, _ in experiment.CLAIM_QUANTITIES}
+    assert read <= set(zip(claims["claim"], claims["quantity"], strict=True))
 
 
 def test_plot_cme_writes_png_atomically(default_results, tmp_path):

@@ -1,13 +1,20 @@
 """CME estimator inside the oblivious features: GCV selection, dependence measure, small run."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from krepro.cme import CMEConditionalMean
 from krepro.data.synthetic import ridge_sample
-from krepro.experiments.cme_oblivious import aggregate, hsic, run_setting, tidy
+from krepro.experiments.cme_oblivious import aggregate, run_setting, tidy
 from krepro.kernels import gram
+from krepro.metrics import hsic
 from krepro.oblivious import ObliviousKernel
+from krepro.report.cme_oblivious import (
+    cme_oblivious_section,
+    cme_oblivious_verdicts,
+    plot_cme_oblivious,
+)
 from krepro.seeding import generator
 
 
@@ -72,6 +79,7 @@ def _small_run(sensitive_dim, n_estimation):
         kernel_gamma=1.0,
         partition={"low": -5.0, "high": 5.0, "cells_per_axis": {1: 8, 2: 3}},
         cme={"gamma": 1.0, "alphas": 10.0 ** np.arange(-5, 0)},
+        n_permutations=49,
     )
     return aggregate(tidy(records))
 
@@ -98,3 +106,88 @@ def test_oblivious_predictions_lose_the_dependence_on_s():
     assert krr["abs_corr_s2_mean"] > 0.95
     assert (oblivious["abs_corr_s2_mean"] < 0.6).all()
     assert (oblivious["hsic_mean"] < krr["hsic_mean"]).all()
+
+
+# --------------------------------------------------------------------------- verdicts
+
+REFERENCE = {
+    "min_repetitions": 20,
+    "claims": {
+        "dependence_reduced": {
+            "text": "reduced",
+            "source": "s",
+            "alpha": 0.05,
+            "z": 2.0,
+            "max_hsic_ratio": 0.5,
+        }
+    },
+}
+
+
+def synthetic_runs(n_reps, *, ratio=None, krr_p=0.001, dims=(1, 2)):
+    """Per-run table: KRR with HSIC ≈ 1 (p-value krr_p); ORR and M-ORR with HSIC ≈ ratio ×
+    KRR's (``ratio`` maps method to its ratio, default 0.1 for both)."""
+    ratio = {"ORR": 0.1, "M-ORR": 0.1} | (ratio or {})
+    rng = np.random.default_rng(0)
+    rows = []
+    for dim in dims:
+        for gamma in (0.0, 0.5):
+            for rep in range(n_reps):
+                krr = 1.0 + 0.05 * rng.normal()
+                rows.append((dim, 1, gamma, rep, "none", "KRR", krr, krr_p))
+                for estimator in ("dyadic", "cme"):
+                    for method, r in ratio.items():
+                        value = r * krr * (1 + 0.05 * rng.normal())
+                        rows.append((dim, 1, gamma, rep, estimator, method, value, 0.3))
+    columns = ["sensitive_dim", "experiment", "gamma", "repetition", "estimator", "method"]
+    return pd.DataFrame(rows, columns=[*columns, "hsic", "hsic_p_value"])
+
+
+def verdicts(runs):
+    records = cme_oblivious_verdicts(runs, REFERENCE, "test")
+    return {r.protocol: r for r in records}
+
+
+def test_dependence_reduced_has_one_record_per_reading_and_one_primary():
+    records = verdicts(synthetic_runs(20))
+    assert set(records) == {"dyadic, d = 1", "dyadic, d = 2", "cme, d = 1", "cme, d = 2"}
+    assert [p for p, r in records.items() if r.primary] == ["dyadic, d = 1"]
+    assert {r.verdict for r in records.values()} == {"reproduced"}
+    assert all(r.n_repetitions == 20 and r.paper == "oblivious" for r in records.values())
+
+
+def test_dependence_reduced_rules():
+    partly = verdicts(synthetic_runs(20, ratio={"M-ORR": 1.0}))
+    assert partly["dyadic, d = 1"].verdict == "partly reproduced"
+    none = verdicts(synthetic_runs(20, ratio={"ORR": 0.9, "M-ORR": 1.0}))
+    assert none["dyadic, d = 1"].verdict == "not reproduced"
+    # KRR never depends on S: nothing to reduce.
+    assert verdicts(synthetic_runs(20, krr_p=0.5))["dyadic, d = 1"].verdict == "inconclusive"
+    # Too few repetitions: the evidence rule (20, the paper's §7.2 count) demotes.
+    few = verdicts(synthetic_runs(5))["dyadic, d = 1"]
+    assert few.verdict == "inconclusive" and few.n_repetitions == 5
+    assert "would read *reproduced*" in few.detail
+
+
+def test_section_and_figure_from_a_small_run(tmp_path):
+    records = run_setting(
+        seed=1,
+        sensitive_dim=1,
+        experiment=1,
+        gamma=0.0,
+        sizes={"n_train": 60, "n_estimation": 120, "n_validation": 30, "n_test": 60},
+        n_repetitions=2,
+        noise_variance=0.1,
+        lambdas=2.0 ** np.arange(-3, 3),
+        kernel_gamma=1.0,
+        partition={"low": -5.0, "high": 5.0, "cells_per_axis": {1: 8, 2: 3}},
+        cme={"gamma": 1.0, "alphas": 10.0 ** np.arange(-5, 0)},
+        n_permutations=19,
+    )
+    runs = tidy(records)
+    assert runs["hsic_p_value"].between(1 / 20, 1).all()
+    table = aggregate(runs)
+    section = cme_oblivious_section(table, runs, REFERENCE, scale="test")
+    assert section.experiment == "cme_oblivious" and len(section.verdicts) == 2
+    plot_cme_oblivious(table, tmp_path / "fig.png")
+    assert (tmp_path / "fig.png").stat().st_size > 10_000

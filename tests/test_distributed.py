@@ -16,11 +16,9 @@ from krepro.distributed import (
     bootstrap_counts,
     bootstrap_deviations,
     local_predictions_nested,
-    matern_1d,
     partition_bounds,
     select_bands,
 )
-from krepro.kernels import gram
 
 # --------------------------------------------------------------------------- oracles
 
@@ -105,10 +103,38 @@ def test_partition_bounds_and_errors():
     np.testing.assert_array_equal(partition_bounds(8, 4), [0, 2, 4, 6, 8])
     with pytest.raises(ValueError, match="n_samples = 3"):
         DistributedKernelRidge(n_partitions=4).fit(np.ones((3, 1)), np.ones(3))
-    with pytest.raises(ValueError, match="rho must be a positive"):
-        DistributedKernelRidge(rho=0.0).fit(np.eye(4), np.ones(4))
-    with pytest.raises(ValueError, match="positive integer"):
-        DistributedKernelRidge(n_partitions=2.5).fit(np.eye(4), np.ones(4))
+    with pytest.raises(ValueError, match="n_partitions must be a positive integer"):
+        partition_bounds(4, 0)
+
+
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [
+        ({"rho": 0.0}, "rho"),
+        ({"rho": -1e-3}, "rho"),
+        ({"n_partitions": 0}, "n_partitions"),
+        ({"n_partitions": 2.5}, "n_partitions"),
+        ({"kernel": "laplacian"}, "kernel"),
+        ({"kernel": "rbf", "gamma": 0.0}, "gamma"),
+        ({"kernel": "rbf", "gamma": -2.0}, "gamma"),
+        ({"kernel": "poly", "degree": 0}, "degree"),
+        ({"kernel_params": [("nu", 3.5)]}, "kernel_params"),
+    ],
+)
+def test_bad_hyperparameters_raise_naming_the_parameter(params, name):
+    # scikit-learn's InvalidParameterError is a ValueError naming the parameter.
+    with pytest.raises(ValueError, match=rf"'{name}' parameter of DistributedKernelRidge"):
+        DistributedKernelRidge(**params).fit(np.eye(8), np.ones(8))
+
+
+@pytest.mark.parametrize(
+    ("kernel_params", "match"),
+    [({"length_scale": 0.0}, "length_scale"), ({"length_scale": -1.0}, "length_scale"),
+     ({"nu": 2.0}, "nu")],
+)  # fmt: skip
+def test_bad_matern_parameters_raise_naming_the_parameter(kernel_params, match):
+    with pytest.raises(ValueError, match=match):
+        DistributedKernelRidge(kernel_params=kernel_params).fit(np.eye(8), np.ones(8))
 
 
 def test_kernel_parameters_reach_gram():
@@ -126,19 +152,6 @@ def test_kernel_parameters_reach_gram():
 
 
 # --------------------------------------------------------------------------- fast paths
-
-
-@pytest.mark.parametrize("nu", [0.5, 1.5, 2.5, 3.5])
-@pytest.mark.parametrize("length_scale", [1.0, 0.3])
-def test_matern_1d_matches_gram(nu, length_scale):
-    rng = np.random.default_rng(3)
-    x, z = rng.uniform(size=150), rng.uniform(size=70)
-    expected = gram(x[:, None], z[:, None], "matern", nu=nu, length_scale=length_scale)
-    got = matern_1d(x, z, nu=nu, length_scale=length_scale)
-    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-13)
-    upper = matern_1d(x, nu=nu, length_scale=length_scale, upper=True)
-    full = gram(x[:, None], None, "matern", nu=nu, length_scale=length_scale)
-    np.testing.assert_allclose(np.triu(upper), np.triu(full), rtol=0, atol=1e-13)
 
 
 def test_nested_local_predictions_equal_the_estimator():
@@ -296,6 +309,40 @@ def test_bootstrap_band_fields():
         bootstrap_band(local, confidence_level=1.0)
     with pytest.raises(ValueError, match="NaN"):
         bootstrap_band(np.full((3, 2), np.nan))
+
+
+@pytest.mark.parametrize(
+    ("local_shape", "options", "name"),
+    [
+        ((1, 4), {}, "n_partitions = 1"),
+        ((1,), {}, "n_partitions = 1"),
+        ((8, 4), {"n_resamples": 1}, "n_resamples = 1"),
+        ((8, 4), {"n_resamples": 0}, "n_resamples = 0"),
+        ((8, 4), {"n_resamples": 100.5}, "n_resamples = 100.5"),
+        ((8, 4), {"confidence_level": 0.0}, "confidence_level"),
+    ],
+)
+def test_bootstrap_band_rejects_degenerate_arguments(local_shape, options, name):
+    # One partition or one resample would give a zero-width band with coverage 0.
+    local = np.random.default_rng(0).normal(size=local_shape)
+    with pytest.raises(ValueError, match=name):
+        bootstrap_band(local, **options)
+
+
+def test_predict_band_with_one_partition_names_it():
+    X = np.linspace(0, 1, 20)[:, None]
+    model = DistributedKernelRidge(n_partitions=1).fit(X, np.sin(X[:, 0]))
+    with pytest.raises(ValueError, match="at least 2 partitions"):
+        model.predict_band(X[:3], n_resamples=10)
+
+
+def test_band_modules_are_reexported():
+    # The split keeps the public names of krepro.distributed importable.
+    import krepro.bands
+    import krepro.bootstrap
+
+    assert bootstrap_band is krepro.bootstrap.bootstrap_band
+    assert select_bands is krepro.bands.select_bands
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@ import pytest
 from sklearn.gaussian_process.kernels import Matern
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-from krepro.kernels import MATERN_ORDERS, gram, kernel_params
+from krepro.kernels import MATERN_ORDERS, gram, kernel_params, matern_1d
 
 
 def _points(seed, n=9, d=3, shift=0.0):
@@ -159,3 +159,43 @@ def test_delta_kernel_compares_labels_of_any_type():
     # Categorical responses (e.g. string classes of a CME with the delta output kernel).
     K = gram(np.array(["a", "b", "a"]), np.array(["a", "c"]), "delta")
     np.testing.assert_array_equal(K, [[1.0, 0.0], [0.0, 0.0], [1.0, 0.0]])
+
+
+@pytest.mark.parametrize("nu", [0.5, 1.5, 2.5, 3.5])
+@pytest.mark.parametrize("length_scale", [1.0, 0.3])
+def test_matern_1d_equals_gram(nu, length_scale):
+    # One Matérn implementation: the chunked 1-D fast path and gram() agree to round-off
+    # (they differ only in whether the distance is scaled before or after subtracting).
+    rng = np.random.default_rng(3)
+    x, z = rng.uniform(size=150), rng.uniform(size=70)
+    expected = gram(x[:, None], z[:, None], "matern", nu=nu, length_scale=length_scale)
+    got = matern_1d(x, z, nu=nu, length_scale=length_scale)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-13)
+    upper = matern_1d(x, nu=nu, length_scale=length_scale, upper=True)
+    full = gram(x[:, None], None, "matern", nu=nu, length_scale=length_scale)
+    np.testing.assert_allclose(np.triu(upper), np.triu(full), rtol=0, atol=1e-13)
+    # More rows than one chunk, and the out= buffer is filled in place.
+    long = rng.uniform(size=200)
+    out = np.empty((200, 70))
+    assert matern_1d(long, z, nu=nu, length_scale=length_scale, out=out) is out
+    np.testing.assert_allclose(
+        out, gram(long, z, "matern", nu=nu, length_scale=length_scale), rtol=0, atol=1e-13
+    )
+
+
+def test_matern_1d_is_the_distributed_kernel():
+    # krepro.distributed uses the kernels module's implementation (no second copy).
+    import krepro.distributed
+
+    assert krepro.distributed.matern_1d is matern_1d
+
+
+def test_matern_1d_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="length_scale"):
+        matern_1d([0.0, 1.0], length_scale=0.0)
+    with pytest.raises(ValueError, match="nu"):
+        matern_1d([0.0, 1.0], nu=2.0)
+    with pytest.raises(ValueError, match="upper=True"):
+        matern_1d([0.0], [1.0], upper=True)
+    with pytest.raises(ValueError, match="out must be"):
+        matern_1d([0.0, 1.0], out=np.empty((2, 3)))

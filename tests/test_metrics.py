@@ -6,6 +6,8 @@ import pytest
 from krepro.metrics import (
     beta_dependence,
     equal_opportunity_difference,
+    hsic,
+    hsic_test,
     misclassification_rate,
     relative_beta_dependence,
     true_positive_rates,
@@ -84,3 +86,57 @@ def test_beta_dependence_maximum_and_labels_superset():
 def test_relative_beta_dependence():
     assert relative_beta_dependence(0.02, 0.06) == pytest.approx(1 / 3)
     assert np.isnan(relative_beta_dependence(0.1, 0.0))
+
+
+# --------------------------------------------------------------------------- HSIC
+
+
+def _hsic_loop(a, b):
+    """HSIC by its definition, n⁻² Σ_ij K̃_ij L_ij, with explicit loops (the oracle)."""
+    n = len(a)
+
+    def gram(v):
+        d = np.array([[float(np.sum((v[i] - v[j]) ** 2)) for j in range(n)] for i in range(n)])
+        median = np.median([d[i, j] for i in range(n) for j in range(i + 1, n)])
+        return np.exp(-d / median)
+
+    K, L = gram(np.asarray(a, float)), gram(np.asarray(b, float))
+    H = np.eye(n) - np.ones((n, n)) / n
+    centred = H @ K @ H
+    return sum(centred[i, j] * L[i, j] for i in range(n) for j in range(n)) / n**2
+
+
+def test_hsic_equals_the_loop_definition():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=25), rng.normal(size=(25, 2))
+    assert hsic(a, b) == pytest.approx(_hsic_loop(a, b), rel=1e-12)
+    assert hsic(a, a**2) == pytest.approx(_hsic_loop(a, a**2), rel=1e-12)
+
+
+def test_hsic_test_p_value_equals_a_loop_over_the_same_permutations():
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=30)
+    for b in (a**2 + 0.5 * rng.normal(size=30), rng.normal(size=30)):
+        statistic, p_value = hsic_test(a, b, n_permutations=99, random_state=7)
+        permutations = np.random.default_rng(7).permuted(np.tile(np.arange(30), (99, 1)), axis=1)
+        null = [hsic(a, b[perm]) for perm in permutations]  # the median is permutation-free
+        assert statistic == pytest.approx(hsic(a, b), rel=1e-12)
+        assert p_value == (1 + sum(v >= statistic for v in null)) / 100
+
+
+def test_hsic_test_sees_dependence_that_correlation_misses():
+    # y = a² + noise is uncorrelated with a symmetric a, yet dependent: HSIC rejects, and
+    # an independent pair gives a p-value that is not small.
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=200)
+    y = a**2 + 0.3 * rng.normal(size=200)
+    assert abs(np.corrcoef(a, y)[0, 1]) < 0.2
+    assert hsic_test(a, y, n_permutations=199, random_state=0)[1] == 1 / 200
+    assert hsic_test(a, rng.normal(size=200), n_permutations=199, random_state=0)[1] > 0.05
+
+
+def test_hsic_rejects_bad_input():
+    with pytest.raises(ValueError, match="same length"):
+        hsic(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match="n_permutations"):
+        hsic_test(np.arange(5.0), np.arange(5.0), n_permutations=0)

@@ -53,3 +53,19 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path, monkeypatch):
         atomic_write_text(target, "new")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_as_generator_accepts_every_random_state_form():
+    from krepro.seeding import as_generator
+
+    rng = np.random.default_rng(5)
+    assert as_generator(rng) is rng
+    np.testing.assert_array_equal(as_generator(7).random(3), np.random.default_rng(7).random(3))
+    sequence = np.random.SeedSequence(11)
+    np.testing.assert_array_equal(
+        as_generator(sequence).random(3),
+        np.random.default_rng(np.random.SeedSequence(11)).random(3),
+    )
+    legacy = as_generator(np.random.RandomState(3)).random(3)
+    np.testing.assert_array_equal(legacy, as_generator(np.random.RandomState(3)).random(3))
+    assert isinstance(as_generator(None), np.random.Generator)

@@ -33,7 +33,7 @@ from sklearn.metrics.pairwise import pairwise_kernels
 
 from krepro.validation import GroupEncoder, check_sensitive_features
 
-__all__ = ["KERNELS", "MATERN_ORDERS", "gram", "kernel_params"]
+__all__ = ["KERNELS", "MATERN_ORDERS", "gram", "kernel_params", "matern_1d"]
 
 MATERN_ORDERS = (0.5, 1.5, 2.5, 3.5)
 KERNELS = ("linear", "poly", "polynomial", "rbf", "matern", "delta")
@@ -79,23 +79,109 @@ def _delta(X, Y):
     return (codes_X[:, None] == codes_Y[None, :]).astype(float)
 
 
-def _matern(distances, nu, length_scale):
-    """Closed-form Matérn kernel for half-integer ``nu`` (Rasmussen & Williams eq. 4.16)."""
-    if length_scale <= 0:
+# Closed-form Matérn kernels k(r) = exp(-a) * sum_j c_j a^j, a = sqrt(2 nu) r / length_scale
+# (Rasmussen & Williams eq. 4.16), evaluated in Horner form by one routine for every caller.
+_MATERN_POLYNOMIAL = {
+    0.5: (1.0,),
+    1.5: (1.0, 1.0),
+    2.5: (1.0, 1.0, 1.0 / 3.0),
+    3.5: (1.0, 1.0, 2.0 / 5.0, 1.0 / 15.0),
+}
+# Rows of kernel entries evaluated per numpy call by matern_1d: small enough that the
+# temporaries stay in the L2 cache (64 × 1024 float64 = 512 KiB), large enough to amortise
+# the call overhead.
+_KERNEL_CHUNK_ROWS = 64
+
+
+def _matern_coefficients(nu, length_scale):
+    """Polynomial coefficients of order ``nu`` and the scale ``sqrt(2 nu) / length_scale``."""
+    if float(nu) not in _MATERN_POLYNOMIAL:
+        raise ValueError(f"Matérn order nu must be one of {MATERN_ORDERS}, got {nu!r}.")
+    if not float(length_scale) > 0:
         raise ValueError(f"length_scale must be positive, got {length_scale!r}.")
-    r = distances / length_scale
-    if nu == 0.5:
-        return np.exp(-r)
-    if nu == 1.5:
-        a = np.sqrt(3.0) * r
-        return (1.0 + a) * np.exp(-a)
-    if nu == 2.5:
-        a = np.sqrt(5.0) * r
-        return (1.0 + a + a**2 / 3.0) * np.exp(-a)
-    if nu == 3.5:
-        a = np.sqrt(7.0) * r
-        return (1.0 + a + 2.0 * a**2 / 5.0 + a**3 / 15.0) * np.exp(-a)
-    raise ValueError(f"Matérn order nu must be one of {MATERN_ORDERS}, got {nu!r}.")
+    return _MATERN_POLYNOMIAL[float(nu)], np.sqrt(2.0 * float(nu)) / float(length_scale)
+
+
+def _matern_rows(a, coefficients, target, work, poly):
+    """``target = k(a)`` for scaled distances ``a >= 0``; ``work`` and ``poly`` are scratch."""
+    np.negative(a, out=work)
+    np.exp(work, out=work)
+    if len(coefficients) == 1:
+        np.copyto(target, work)
+        return
+    # Horner: p = c_d a; p = (p + c_j) a for j = d-1..1; p + c_0.
+    *lower, top = coefficients
+    np.multiply(a, top, out=poly)
+    for c in reversed(lower[1:]):
+        poly += c
+        poly *= a
+    poly += lower[0]
+    np.multiply(poly, work, out=target)
+
+
+def _matern(distances, nu, length_scale):
+    """Closed-form Matérn kernel of a distance matrix for half-integer ``nu``."""
+    coefficients, scale = _matern_coefficients(nu, length_scale)
+    a = np.multiply(distances, scale)
+    out = np.empty_like(a)
+    _matern_rows(a, coefficients, out, np.empty_like(a), np.empty_like(a))
+    return out
+
+
+def matern_1d(x, y=None, *, nu=1.5, length_scale=1.0, upper=False, out=None):
+    r"""Matérn kernel matrix of 1-D points, evaluated in cache-sized chunks.
+
+    Equals ``gram(x[:, None], y[:, None], "matern", nu=nu, length_scale=length_scale)``
+    (tested) without the distance matrix and its temporaries: the fast path of the
+    distributed-regression coverage study (:mod:`krepro.distributed`).
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+    y : array-like of shape (m,), default=None
+        ``None`` means ``y = x``.
+    nu : {0.5, 1.5, 2.5, 3.5}, default=1.5
+    length_scale : float, default=1.0
+    upper : bool, default=False
+        With ``y = None``: compute only what the upper triangle ``j >= i`` needs (what a
+        Cholesky factorisation of the symmetric matrix reads), about half the entries; the
+        entries below the diagonal are then partly left as they were.
+    out : ndarray of shape (n, m), C-contiguous float64, default=None
+
+    Returns
+    -------
+    K : ndarray of shape (n, m)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krepro.kernels import matern_1d
+    >>> round(float(matern_1d([0.0], [np.sqrt(2.0)], nu=3.5)[0, 0]), 6)
+    0.328067
+    """
+    coefficients, scale = _matern_coefficients(nu, length_scale)
+    xs = np.asarray(x, dtype=float).ravel() * scale
+    symmetric = y is None
+    ys = xs if symmetric else np.asarray(y, dtype=float).ravel() * scale
+    if upper and not symmetric:
+        raise ValueError("upper=True needs y = None (a symmetric matrix).")
+    n, m = len(xs), len(ys)
+    if out is None:
+        out = np.empty((n, m))
+    elif out.shape != (n, m) or out.dtype != np.float64 or not out.flags.c_contiguous:
+        raise ValueError(f"out must be a C-contiguous float64 array of shape {(n, m)}.")
+    rows = _KERNEL_CHUNK_ROWS
+    buffers = np.empty((3, rows * m))
+    for start in range(0, n, rows):
+        stop = min(start + rows, n)
+        first = start if upper else 0
+        shape = (stop - start, m - first)
+        # Contiguous scratch views (slices of a wider buffer would be strided and slower).
+        a, work, poly = (buffer[: shape[0] * shape[1]].reshape(shape) for buffer in buffers)
+        np.subtract(xs[start:stop, None], ys[None, first:], out=a)
+        np.abs(a, out=a)
+        _matern_rows(a, coefficients, out[start:stop, first:], work, poly)
+    return out
 
 
 def kernel_params(kernel, gamma=None, degree=3, coef0=1.0, kernel_params=None):

@@ -12,7 +12,7 @@ import zlib
 
 import numpy as np
 
-__all__ = ["generator", "seed_sequence", "stable_key"]
+__all__ = ["as_generator", "generator", "seed_sequence", "stable_key"]
 
 
 def stable_key(value):
@@ -44,3 +44,17 @@ def seed_sequence(seed, *keys):
 def generator(seed, *keys):
     """A :class:`numpy.random.Generator` for the stream ``(seed, *keys)``."""
     return np.random.default_rng(seed_sequence(seed, *keys))
+
+
+def as_generator(random_state):
+    """A :class:`numpy.random.Generator` from a library function's ``random_state`` argument.
+
+    ``None`` (fresh entropy), an int or a :class:`~numpy.random.SeedSequence` seed a new
+    generator (an int ``k`` gives ``default_rng(k)``); a Generator is used as it is; a legacy
+    :class:`~numpy.random.RandomState` seeds a new generator from four of its draws.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1, size=4))
+    return np.random.default_rng(random_state)

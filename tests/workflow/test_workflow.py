@@ -74,9 +74,11 @@ OUTPUTS = [
     "results/tables/cme.csv",
     "results/figures/cme.png",
     "results/report/cme.md",
+    "results/report/cme.json",
     "results/tables/cme_oblivious.csv",
     "results/figures/cme_oblivious.png",
     "results/report/cme_oblivious.md",
+    "results/report/cme_oblivious.json",
     "results/tables/dcm_table3.csv",
     "results/tables/dcm_table3.md",
     "results/figures/dcm_fig2.png",
@@ -97,8 +99,10 @@ OUTPUTS = [
     "results/tables/coverage_table1.md",
     "results/coverage/repetitions.csv",
     "results/figures/coverage_fig1.png",
+    "results/figures/coverage_fig1_lines.png",
     "results/figures/coverage_rmse.png",
     "results/report/coverage.md",
+    "results/report/coverage.json",
     "results/report.md",
     "results/verdicts.csv",
     "results/provenance.json",
@@ -325,7 +329,7 @@ def test_tiny_run_outputs(tiny_run, tiny):
         assert (tiny_run / path).is_file(), f"missing {path}"
         assert (tiny_run / path).stat().st_size > 0, f"empty {path}"
     figures = ("oblivious_fig2.png", "oblivious_fig4.png", "cme.png", "cme_oblivious.png")
-    for figure in (*figures, "coverage_fig1.png", "coverage_rmse.png"):
+    for figure in (*figures, "coverage_fig1.png", "coverage_fig1_lines.png", "coverage_rmse.png"):
         assert (tiny_run / "results/figures" / figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

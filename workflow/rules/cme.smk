@@ -3,7 +3,11 @@
 
 rule cme_run:
     output:
-        table="results/tables/cme.csv",
+        table=report(
+            "results/tables/cme.csv",
+            caption="../report/cme_table.rst",
+            category="Conditional mean embeddings tables",
+        ),
         claims="results/cme/claims.csv",
         sample="results/cme/sample.csv",
         query="results/cme/query.csv",
@@ -56,7 +60,8 @@ rule cme_report:
         claims="results/cme/claims.csv",
         reference=PAPER_REFERENCE,
     output:
-        "results/report/cme.md",
+        json="results/report/cme.json",
+        md="results/report/cme.md",
     log:
         "logs/cme/report.log",
     threads: 1
@@ -64,6 +69,7 @@ rule cme_report:
         mem_mb=500,
         runtime=5,
     params:
+        scale=config["scale"],
         code=script_code("cme_report.py"),
     script:
         "../scripts/cme_report.py"
@@ -101,7 +107,11 @@ rule cme_oblivious_aggregate:
         CME_OBLIVIOUS_RUNS,
     output:
         runs="results/cme_oblivious/cme_oblivious.csv",
-        table="results/tables/cme_oblivious.csv",
+        table=report(
+            "results/tables/cme_oblivious.csv",
+            caption="../report/cme_oblivious_table.rst",
+            category="Conditional mean embeddings tables",
+        ),
     log:
         "logs/cme_oblivious/aggregate.log",
     threads: 1
@@ -137,9 +147,12 @@ rule cme_oblivious_figure:
 
 rule cme_oblivious_report:
     input:
-        "results/tables/cme_oblivious.csv",
+        table="results/tables/cme_oblivious.csv",
+        runs="results/cme_oblivious/cme_oblivious.csv",
+        reference=PAPER_REFERENCE,
     output:
-        "results/report/cme_oblivious.md",
+        json="results/report/cme_oblivious.json",
+        md="results/report/cme_oblivious.md",
     log:
         "logs/cme_oblivious/report.log",
     threads: 1
@@ -147,6 +160,7 @@ rule cme_oblivious_report:
         mem_mb=500,
         runtime=5,
     params:
+        scale=config["scale"],
         code=script_code("cme_oblivious_report.py"),
     script:
         "../scripts/cme_oblivious_report.py"
@@ -157,6 +171,8 @@ rule cme:
         "results/tables/cme.csv",
         "results/figures/cme.png",
         "results/report/cme.md",
+        "results/report/cme.json",
         "results/tables/cme_oblivious.csv",
         "results/figures/cme_oblivious.png",
         "results/report/cme_oblivious.md",
+        "results/report/cme_oblivious.json",

@@ -64,8 +64,16 @@ rule coverage_aggregate:
         COVERAGE_SHARDS,
     output:
         runs="results/coverage/repetitions.csv",
-        table="results/tables/coverage_table1.csv",
-        markdown="results/tables/coverage_table1.md",
+        table=report(
+            "results/tables/coverage_table1.csv",
+            caption="../report/coverage_table1.rst",
+            category="Distributed regression tables",
+        ),
+        markdown=report(
+            "results/tables/coverage_table1.md",
+            caption="../report/coverage_table1_md.rst",
+            category="Distributed regression tables",
+        ),
     log:
         "logs/coverage/aggregate.log",
     threads: 1
@@ -88,6 +96,11 @@ rule coverage_figure:
         coverage=report(
             "results/figures/coverage_fig1.png",
             caption="../report/coverage_fig1.rst",
+            category="Distributed regression",
+        ),
+        lines=report(
+            "results/figures/coverage_fig1_lines.png",
+            caption="../report/coverage_fig1_lines.rst",
             category="Distributed regression",
         ),
         rmse=report(
@@ -115,7 +128,8 @@ rule coverage_report:
         runs="results/coverage/repetitions.csv",
         reference=PAPER_REFERENCE,
     output:
-        "results/report/coverage.md",
+        json="results/report/coverage.json",
+        md="results/report/coverage.md",
     log:
         "logs/coverage/report.log",
     threads: 1
@@ -124,6 +138,7 @@ rule coverage_report:
         runtime=5,
     params:
         primary_variant=COVERAGE["primary_variant"],
+        scale=config["scale"],
         settings={
             "n_samples": COVERAGE["n_samples"],
             "partitions": COVERAGE["partitions"],
@@ -145,5 +160,7 @@ rule coverage:
         "results/tables/coverage_table1.csv",
         "results/tables/coverage_table1.md",
         "results/figures/coverage_fig1.png",
+        "results/figures/coverage_fig1_lines.png",
         "results/figures/coverage_rmse.png",
         "results/report/coverage.md",
+        "results/report/coverage.json",

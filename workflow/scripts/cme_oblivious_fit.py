@@ -31,6 +31,7 @@ with job(snakemake) as log:
                     2: partition["cells_per_axis_2d"],
                 },
             },
+            n_permutations=settings["hsic_permutations"],
             cme={
                 "gamma": settings["cme"]["gamma"],
                 "alphas": 10.0

@@ -2,7 +2,7 @@
 
 from krepro.experiments.coverage import load_shards
 from krepro.records import atomic_write_text
-from krepro.report.coverage import aggregate, table1_markdown, tidy
+from krepro.report.coverage_tables import aggregate, table1_markdown, tidy
 from krepro.runtime import job
 
 with job(snakemake):

@@ -1,10 +1,10 @@
-"""Paper-vs-reproduced section for the coverage study."""
+"""Verdicts and supporting tables of the coverage study (results/report/coverage.json, .md)."""
 
 import pandas as pd
 import yaml
 
-from krepro.records import atomic_write_text
 from krepro.report.coverage import coverage_section
+from krepro.report.render import write_section
 from krepro.runtime import job
 
 with job(snakemake):
@@ -16,5 +16,6 @@ with job(snakemake):
         reference,
         snakemake.params.primary_variant,
         snakemake.params.settings,
+        scale=snakemake.params.scale,
     )
-    atomic_write_text(snakemake.output[0], section)
+    write_section(section, snakemake.output.json, snakemake.output.md)

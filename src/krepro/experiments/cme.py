@@ -1,21 +1,8 @@
 r"""Experiment ``cme``: each claim of the conditional-mean-embedding note, on a known law.
 
-Data (all closed form):
-
-* :math:`X \sim U[0, 1]`;
-* a real response :math:`Y \mid X = x \sim \tfrac12 N(-2x, s^2) + \tfrac12 N(2x, s^2)`: its
-  mean is 0 for every x, while its spread (:math:`\operatorname{Var} = 4x^2 + s^2`) and shape
-  (unimodal near 0, bimodal near 1) change with x;
-* a categorical response :math:`C \mid X = x \sim \operatorname{Binomial}(2, x)`, i.e. class
-  probabilities :math:`p(x) = ((1-x)^2,\ 2x(1-x),\ x^2)`.
-
-With the Gaussian output kernel :math:`l(y, y') = \exp(-\gamma_l (y-y')^2)` the true
-conditional embedding and all inner products are Gaussian integrals,
-:math:`E\exp(-\gamma Z^2) = (1+2\gamma\sigma^2)^{-1/2}\exp(-\gamma m^2/(1+2\gamma\sigma^2))`
-for :math:`Z \sim N(m, \sigma^2)`, so the MMD between the predicted embedding
-:math:`\hat\mu_{Y|x} = \sum_i \alpha_i(x)\psi(y_i)` and the truth is exact:
-:math:`\lVert\hat\mu - \mu_x\rVert^2 = \alpha^\top L\alpha - 2\sum_i\alpha_i\mu_x(y_i) +
-\lVert\mu_x\rVert^2`.
+Data: the law of :mod:`krepro.data.cme_law` (X uniform, Y a two-component mixture with mean 0
+and x-dependent spread and shape, C binomial), whose conditional embeddings and MMDs are
+known in closed form.
 
 The claims demonstrated (section of the note in brackets):
 
@@ -41,26 +28,22 @@ import pandas as pd
 from sklearn.kernel_ridge import KernelRidge
 
 from krepro.cme import ConditionalMeanEmbedding
+from krepro.data.cme_law import (
+    N_CLASSES,
+    class_probabilities,
+    conditional_sd,
+    marginal_sd,
+    mmd_squared,
+    sample,
+    true_embedding,
+    true_mmd,
+    true_norm_sq,
+)
 from krepro.kernels import gram
 from krepro.seeding import generator
 
-__all__ = [
-    "CLAIMS",
-    "DEFAULTS",
-    "OUTPUT_KERNELS",
-    "class_probabilities",
-    "conditional_sd",
-    "gaussian_expectation",
-    "mmd_to_truth",
-    "run",
-    "sample",
-    "true_embedding",
-    "true_embedding_inner",
-    "true_mmd",
-]
+__all__ = ["CLAIMS", "CLAIM_QUANTITIES", "DEFAULTS", "OUTPUT_KERNELS", "run"]
 
-MODE_SLOPE = 2.0  # mixture components at ±2x
-N_CLASSES = 3
 OUTPUT_KERNELS = ("gaussian", "linear", "delta")
 CLAIMS = (
     "operator_form",
@@ -86,117 +69,6 @@ DEFAULTS = {
     "weights_x": (0.0, 0.5),
     "n_eval": 141,
 }
-
-
-# -------------------------------------------------------------------------------------------
-# the data-generating law and its closed forms
-
-
-def class_probabilities(x):
-    """:math:`p(x) = ((1-x)^2, 2x(1-x), x^2)`, the law of :math:`C = \\mathrm{Binomial}(2, x)`.
-
-    Returns an array of shape ``(len(x), 3)``.
-    """
-    x = np.asarray(x, dtype=float)
-    return np.column_stack([(1.0 - x) ** 2, 2.0 * x * (1.0 - x), x**2])
-
-
-def conditional_sd(x, noise_sd):
-    """Standard deviation of Y given X = x: :math:`\\sqrt{4x^2 + s^2}` (the mean is 0)."""
-    return np.sqrt((MODE_SLOPE * np.asarray(x, dtype=float)) ** 2 + noise_sd**2)
-
-
-def sample(rng, n, noise_sd):
-    """Draw ``n`` triples (X, Y, C) from the law of the module docstring.
-
-    Returns
-    -------
-    X, Y, C : ndarrays of shape (n,); C holds the integers 0, 1, 2.
-    """
-    X = rng.uniform(0.0, 1.0, size=n)
-    sign = np.where(rng.uniform(size=n) < 0.5, -1.0, 1.0)
-    Y = sign * MODE_SLOPE * X + noise_sd * rng.normal(size=n)
-    C = (rng.uniform(size=(n, 2)) < X[:, None]).sum(axis=1)  # two Bernoulli(x) trials
-    return X, Y, C
-
-
-def gaussian_expectation(mean, variance, gamma):
-    r""":math:`E\exp(-\gamma Z^2)` for :math:`Z \sim N(\text{mean}, \text{variance})`."""
-    scale = 1.0 + 2.0 * gamma * variance
-    return np.exp(-gamma * np.asarray(mean) ** 2 / scale) / np.sqrt(scale)
-
-
-def true_embedding(x, y, *, output_gamma, noise_sd):
-    r"""True conditional embedding evaluated at output points, :math:`\mu_x(y) = E[l(Y, y)|x]`.
-
-    Returns an array of shape ``(len(x), len(y))``.
-    """
-    x = np.asarray(x, dtype=float)[:, None]
-    y = np.asarray(y, dtype=float)[None, :]
-    variance = noise_sd**2
-    return 0.5 * (
-        gaussian_expectation(y - MODE_SLOPE * x, variance, output_gamma)
-        + gaussian_expectation(y + MODE_SLOPE * x, variance, output_gamma)
-    )
-
-
-def true_embedding_inner(x_a, x_b, *, output_gamma, noise_sd):
-    r""":math:`\langle\mu_{x_a}, \mu_{x_b}\rangle = E\,l(Y, Y')` with independent
-    :math:`Y \sim P_{Y|x_a}`, :math:`Y' \sim P_{Y|x_b}`; shape ``(len(x_a), len(x_b))``."""
-    a = MODE_SLOPE * np.asarray(x_a, dtype=float)[:, None]
-    b = MODE_SLOPE * np.asarray(x_b, dtype=float)[None, :]
-    variance = 2.0 * noise_sd**2  # Y − Y' adds the two component variances
-    total = sum(
-        gaussian_expectation(sa * a - sb * b, variance, output_gamma)
-        for sa in (-1.0, 1.0)
-        for sb in (-1.0, 1.0)
-    )
-    return 0.25 * total
-
-
-def _true_norm_sq(x, *, output_gamma, noise_sd):
-    x = np.asarray(x, dtype=float)
-    # ⟨μ_x, μ_x⟩ for each x without forming the full matrix
-    a = MODE_SLOPE * x
-    variance = 2.0 * noise_sd**2
-    return 0.5 * (
-        gaussian_expectation(0.0, variance, output_gamma)
-        + gaussian_expectation(2.0 * a, variance, output_gamma)
-    )
-
-
-def true_mmd(x_a, x_b, *, output_gamma, noise_sd):
-    r"""MMD :math:`\lVert\mu_{x_a} - \mu_{x_b}\rVert` between true conditional laws, all pairs."""
-    options = {"output_gamma": output_gamma, "noise_sd": noise_sd}
-    squared = (
-        _true_norm_sq(x_a, **options)[:, None]
-        + _true_norm_sq(x_b, **options)[None, :]
-        - 2.0 * true_embedding_inner(x_a, x_b, **options)
-    )
-    return np.sqrt(np.clip(squared, 0.0, None))
-
-
-def _mmd_squared(weights, output_gram, truth_at_train, truth_norm_sq):
-    quadratic = np.sum((weights @ output_gram) * weights, axis=1)
-    return np.clip(
-        quadratic - 2.0 * np.sum(weights * truth_at_train, axis=1) + truth_norm_sq, 0.0, None
-    )
-
-
-def mmd_to_truth(weights, Y_train, x_query, *, output_gamma, noise_sd):
-    r"""MMD between :math:`\hat\mu_{Y|x} = \sum_i\alpha_i(x)\psi(y_i)` and :math:`\mu_{Y|x}`.
-
-    :math:`\lVert\hat\mu - \mu\rVert^2 = \alpha^\top L\alpha - 2\sum_i\alpha_i\mu_x(y_i) +
-    \lVert\mu_x\rVert^2`, one value per row of ``weights`` (query point ``x_query[k]``).
-    """
-    law = {"output_gamma": output_gamma, "noise_sd": noise_sd}
-    squared = _mmd_squared(
-        weights,
-        gram(Y_train, None, "rbf", gamma=output_gamma),
-        true_embedding(x_query, Y_train, **law),
-        _true_norm_sq(x_query, **law),
-    )
-    return np.sqrt(squared)
 
 
 # -------------------------------------------------------------------------------------------
@@ -240,8 +112,8 @@ class _Repetition:
         self.p_val = class_probabilities(self.X_val)
         self.truth_query = true_embedding(self.x_query, self.Y, **self.law)
         self.truth_val = true_embedding(self.X_val, self.Y, **self.law)
-        self.norm_query = _true_norm_sq(self.x_query, **self.law)
-        self.norm_val = _true_norm_sq(self.X_val, **self.law)
+        self.norm_query = true_norm_sq(self.x_query, **self.law)
+        self.norm_val = true_norm_sq(self.X_val, **self.law)
         self.cross_val = gram(self.Y_val, self.Y, "rbf", gamma=p["output_gamma"])
         self.rms_true_pairs = float(
             np.sqrt(np.mean(true_mmd(self.x_query, self.x_query, **self.law) ** 2))
@@ -275,7 +147,7 @@ class _Repetition:
         W, W_val, W_contrast = np.split(W_all, [n_query, n_query + n_val])
         mean = W @ self.Y  # the embedding under the linear output kernel (predict_mean)
         scores = W @ self.members  # the embedding under the delta kernel (category_scores)
-        mmd = np.sqrt(_mmd_squared(W, self.L, self.truth_query, self.norm_query))
+        mmd = np.sqrt(mmd_squared(W, self.L, self.truth_query, self.norm_query))
         sums = W.sum(axis=1)
 
         # held-out embedding losses ‖ψ(y_j) − μ̂_{x_j}‖² and excess ‖μ̂_{x_j} − μ_{x_j}‖²
@@ -287,7 +159,7 @@ class _Repetition:
             "delta": np.sum((_one_hot(self.C_val) - scores_val) ** 2, axis=1),  # Brier score
         }
         excess = {
-            "gaussian": _mmd_squared(W_val, self.L, self.truth_val, self.norm_val),
+            "gaussian": mmd_squared(W_val, self.L, self.truth_val, self.norm_val),
             "linear": mean_val**2,  # the true conditional mean is 0
             "delta": np.sum((scores_val - self.p_val) ** 2, axis=1),
         }
@@ -435,147 +307,86 @@ def _aggregate(rows):
     return table[ordered + [c for c in table.columns if c not in ordered]]
 
 
+# Measured quantities behind each claim, read from the λ table: (claim, quantity, row,
+# column). The row is "selected_<kernel>" (the λ of least held-out loss for that output
+# kernel), "smallest" / "largest" (ends of the λ grid), "max" / "max_abs" (the largest value /
+# absolute value over the grid) or "argmin_<column>" (the λ row where that column is least).
+# The standard deviation over repetitions is the table's "<column>_sd" for a single row.
+CLAIM_QUANTITIES = (
+    *(
+        ("squared_loss_target", f"max_abs_decomposition_z_{k}", "max_abs", f"decomposition_z_{k}")
+        for k in OUTPUT_KERNELS
+    ),
+    ("squared_loss_target", "lambda_selected_gaussian", "selected_gaussian", "lambda"),
+    ("squared_loss_target", "lambda_min_mmd_error", "argmin_mmd_error", "lambda"),
+    ("linear_mean_only", "lambda", "selected_linear", "lambda"),
+    ("linear_mean_only", "rms_mean_error", "selected_linear", "mean_error_linear"),
+    ("linear_mean_only", "linear_contrast", "selected_linear", "contrast_linear_predicted"),
+    ("gaussian_separates", "lambda", "selected_gaussian", "lambda"),
+    ("gaussian_separates", "rms_mmd_error", "selected_gaussian", "mmd_error"),
+    ("gaussian_separates", "mmd_error_ratio", "selected_gaussian", "mmd_error_ratio"),
+    ("gaussian_separates", "contrast_predicted", "selected_gaussian", "contrast_mmd_predicted"),
+    ("delta_frequencies", "lambda", "selected_delta", "lambda"),
+    ("delta_frequencies", "mean_abs_error", "selected_delta", "category_abs_error"),
+    ("delta_frequencies", "min_category_score", "selected_delta", "min_category_score"),
+    ("weights_not_probabilities", "lambda_smallest", "smallest", "lambda"),
+    ("weights_not_probabilities", "deviation_smallest", "smallest",
+     "mean_abs_weight_sum_minus_one"),
+    ("weights_not_probabilities", "lambda_largest", "largest", "lambda"),
+    ("weights_not_probabilities", "deviation_largest", "largest", "mean_abs_weight_sum_minus_one"),
+    ("weights_not_probabilities", "max_share_negative_weights", "max", "share_negative_weights"),
+    ("weights_not_probabilities", "share_negative_weights_selected", "selected_delta",
+     "share_negative_weights"),
+    ("weights_not_probabilities", "deviation_selected", "selected_delta",
+     "mean_abs_weight_sum_minus_one"),
+    ("weights_not_probabilities", "min_category_score_selected", "selected_delta",
+     "min_category_score"),
+)  # fmt: skip
+_SETUP_KEYS = ("n_train", "n_heldout", "n_query", "n_repetitions", "input_gamma", "output_gamma",
+               "noise_sd")  # fmt: skip
+
+
+def _table_quantity(table, row, column):
+    """(value, sd) of one entry of :data:`CLAIM_QUANTITIES`."""
+    if row in ("max", "max_abs"):
+        values = table[column].abs() if row == "max_abs" else table[column]
+        return float(values.max()), np.nan
+    if row.startswith("argmin_"):
+        picked = table.loc[table[row.removeprefix("argmin_")].idxmin()]
+    elif row in ("smallest", "largest"):
+        picked = table.iloc[0 if row == "smallest" else -1]
+    else:
+        picked = table[table[row].astype(bool)].iloc[0]
+    sd = picked.get(f"{column}_sd", np.nan)
+    return float(picked[column]), float(sd)
+
+
 def _claims(table, operator, p):
-    """Measured quantities behind each claim (long format: claim, quantity, value, sd)."""
+    """Measured quantities behind each claim (long format: claim, quantity, value, sd).
+
+    The run's settings (claim ``setup``), the operator check, closed-form quantities of the
+    law, and the λ-table entries listed in :data:`CLAIM_QUANTITIES`.
+    """
     law = {"output_gamma": p["output_gamma"], "noise_sd": p["noise_sd"]}
     contrast = np.asarray(p["contrast_x"], dtype=float)
-    at = {k: table[table[f"selected_{k}"]].iloc[0] for k in OUTPUT_KERNELS}
-    marginal_sd = float(np.sqrt(MODE_SLOPE**2 / 3.0 + p["noise_sd"] ** 2))
     sds = conditional_sd(contrast, p["noise_sd"])
-    smallest, largest = table.iloc[0], table.iloc[-1]
-    z = [table[f"decomposition_z_{k}"].abs().max() for k in OUTPUT_KERNELS]
-    setup = [
-        ("n_train", "n_heldout", "n_query", "n_repetitions"),
-        ("input_gamma", "output_gamma", "noise_sd"),
-    ]
-    records = [
-        *[("setup", key, float(p[key]), np.nan) for key in (*setup[0], *setup[1])],
-        ("setup", "contrast_x1", float(contrast[0]), np.nan),
-        ("setup", "contrast_x2", float(contrast[1]), np.nan),
-        ("operator_form", "lambda", operator["lambda"], np.nan),
-        ("operator_form", "prediction_scale", operator["prediction_scale"], np.nan),
-        (
-            "operator_form",
-            "operator_max_abs_difference",
-            operator["operator_max_abs_difference"],
-            np.nan,
-        ),
-        (
-            "operator_form",
-            "kernel_ridge_n_lambda_max_abs_difference",
-            operator["kernel_ridge_n_lambda_max_abs_difference"],
-            np.nan,
-        ),
-        (
-            "operator_form",
-            "kernel_ridge_lambda_max_abs_difference",
-            operator["kernel_ridge_lambda_max_abs_difference"],
-            np.nan,
-        ),
-        ("squared_loss_target", "max_abs_decomposition_z", float(max(z)), np.nan),
-        *[
-            ("squared_loss_target", f"max_abs_decomposition_z_{k}", float(v), np.nan)
-            for k, v in zip(OUTPUT_KERNELS, z, strict=True)
-        ],
-        ("squared_loss_target", "lambda_selected_gaussian", at["gaussian"]["lambda"], np.nan),
-        (
-            "squared_loss_target",
-            "lambda_min_mmd_error",
-            table.loc[table["mmd_error"].idxmin(), "lambda"],
-            np.nan,
-        ),
-        ("linear_mean_only", "lambda", at["linear"]["lambda"], np.nan),
-        ("linear_mean_only", "marginal_sd_y", marginal_sd, np.nan),
-        (
-            "linear_mean_only",
-            "rms_mean_error",
-            at["linear"]["mean_error_linear"],
-            at["linear"]["mean_error_linear_sd"],
-        ),
-        (
-            "linear_mean_only",
-            "linear_contrast",
-            at["linear"]["contrast_linear_predicted"],
-            at["linear"]["contrast_linear_predicted_sd"],
-        ),
+    records = [("setup", key, float(p[key]), np.nan) for key in _SETUP_KEYS]
+    records += [("setup", f"contrast_x{k + 1}", float(x), np.nan) for k, x in enumerate(contrast)]
+    records += [("operator_form", key, float(value), np.nan) for key, value in operator.items()]
+    records += [
+        ("linear_mean_only", "marginal_sd_y", marginal_sd(p["noise_sd"]), np.nan),
         ("linear_mean_only", "conditional_sd_low", float(sds[0]), np.nan),
         ("linear_mean_only", "conditional_sd_high", float(sds[1]), np.nan),
-        ("gaussian_separates", "lambda", at["gaussian"]["lambda"], np.nan),
-        (
-            "gaussian_separates",
-            "rms_mmd_error",
-            at["gaussian"]["mmd_error"],
-            at["gaussian"]["mmd_error_sd"],
-        ),
-        (
-            "gaussian_separates",
-            "mmd_error_ratio",
-            at["gaussian"]["mmd_error_ratio"],
-            at["gaussian"]["mmd_error_ratio_sd"],
-        ),
         (
             "gaussian_separates",
             "contrast_true",
             float(true_mmd(contrast[:1], contrast[1:], **law)[0, 0]),
             np.nan,
         ),
-        (
-            "gaussian_separates",
-            "contrast_predicted",
-            at["gaussian"]["contrast_mmd_predicted"],
-            at["gaussian"]["contrast_mmd_predicted_sd"],
-        ),
-        ("delta_frequencies", "lambda", at["delta"]["lambda"], np.nan),
-        (
-            "delta_frequencies",
-            "mean_abs_error",
-            at["delta"]["category_abs_error"],
-            at["delta"]["category_abs_error_sd"],
-        ),
-        (
-            "delta_frequencies",
-            "min_category_score",
-            at["delta"]["min_category_score"],
-            at["delta"]["min_category_score_sd"],
-        ),
-        ("weights_not_probabilities", "lambda_smallest", smallest["lambda"], np.nan),
-        (
-            "weights_not_probabilities",
-            "deviation_smallest",
-            smallest["mean_abs_weight_sum_minus_one"],
-            smallest["mean_abs_weight_sum_minus_one_sd"],
-        ),
-        ("weights_not_probabilities", "lambda_largest", largest["lambda"], np.nan),
-        (
-            "weights_not_probabilities",
-            "deviation_largest",
-            largest["mean_abs_weight_sum_minus_one"],
-            largest["mean_abs_weight_sum_minus_one_sd"],
-        ),
-        (
-            "weights_not_probabilities",
-            "max_share_negative_weights",
-            float(table["share_negative_weights"].max()),
-            np.nan,
-        ),
-        (
-            "weights_not_probabilities",
-            "share_negative_weights_selected",
-            at["delta"]["share_negative_weights"],
-            at["delta"]["share_negative_weights_sd"],
-        ),
-        (
-            "weights_not_probabilities",
-            "deviation_selected",
-            at["delta"]["mean_abs_weight_sum_minus_one"],
-            at["delta"]["mean_abs_weight_sum_minus_one_sd"],
-        ),
-        (
-            "weights_not_probabilities",
-            "min_category_score_selected",
-            at["delta"]["min_category_score"],
-            at["delta"]["min_category_score_sd"],
-        ),
+    ]
+    records += [
+        (claim, quantity, *_table_quantity(table, row, column))
+        for claim, quantity, row, column in CLAIM_QUANTITIES
     ]
     return pd.DataFrame(records, columns=["claim", "quantity", "value", "sd"])
 

@@ -10,7 +10,8 @@ with the same number of cells is coarser per axis) are run with two estimators o
 
 For each we record the test MSE of ORR and M-ORR (KRR as reference) and how much the test
 predictions still depend on S: the HSIC between predictions and S (Gaussian kernels, median
-bandwidths) and the correlation of the predictions with :math:`\frac1d\lVert S\rVert^2`.
+bandwidths; :func:`krepro.metrics.hsic_test`) with its permutation p-value, and the
+correlation of the predictions with :math:`\frac1d\lVert S\rVert^2`.
 """
 
 from __future__ import annotations
@@ -22,29 +23,13 @@ import pandas as pd
 
 from krepro.cme import CMEConditionalMean
 from krepro.experiments.ridge import METHODS, draw_samples, fit_and_score
+from krepro.metrics import hsic_test
 from krepro.oblivious import ObliviousKernel
 from krepro.seeding import generator
 
-__all__ = ["ESTIMATORS", "aggregate", "hsic", "run_setting"]
+__all__ = ["ESTIMATORS", "aggregate", "run_setting", "tidy"]
 
 ESTIMATORS = ("dyadic", "cme")
-
-
-def _gaussian_gram(values):
-    """Gaussian Gram matrix with the median heuristic bandwidth."""
-    values = values.reshape(len(values), -1)
-    squared = np.sum((values[:, None, :] - values[None, :, :]) ** 2, axis=2)
-    median = np.median(squared[np.triu_indices(len(values), 1)])
-    return np.exp(-squared / median) if median > 0 else np.ones_like(squared)
-
-
-def hsic(a, b):
-    r"""Biased HSIC estimate :math:`\frac{1}{n^2}\operatorname{tr}(K H L H)` with Gaussian
-    kernels (median heuristic); zero in the population iff a and b are independent."""
-    n = len(a)
-    K, L = _gaussian_gram(np.asarray(a, dtype=float)), _gaussian_gram(np.asarray(b, dtype=float))
-    K_centred = K - K.mean(axis=0) - K.mean(axis=1, keepdims=True) + K.mean()
-    return float(np.sum(K_centred * L) / n**2)
 
 
 def _oblivious_kernel(estimator, *, kernel_gamma, partition, cme, sensitive_dim):
@@ -76,6 +61,7 @@ def run_setting(
     kernel_gamma,
     partition,
     cme,
+    n_permutations,
 ):
     """All repetitions of one (d, experiment, γ) setting, both estimators.
 
@@ -87,6 +73,9 @@ def run_setting(
     cme : dict
         ``gamma`` of the CME estimator's kernel on S and the grid ``alphas`` from which its λ
         is chosen by generalised cross-validation (per repetition).
+    n_permutations : int
+        Permutations of the HSIC independence test of predictions and S (p-value
+        ``hsic_p_value`` per record).
 
     Returns
     -------
@@ -124,6 +113,15 @@ def run_setting(
                 if method == "KRR" and estimator != ESTIMATORS[0]:
                     continue
                 prediction = results[method].pop("prediction")
+                statistic, p_value = hsic_test(
+                    prediction,
+                    test.S,
+                    n_permutations=n_permutations,
+                    random_state=generator(
+                        seed, "cme_oblivious", "hsic", sensitive_dim, experiment, gamma,
+                        repetition, estimator, method,
+                    ),
+                )  # fmt: skip
                 records.append(
                     {
                         "study": "cme_oblivious",
@@ -135,7 +133,8 @@ def run_setting(
                         "method": method,
                         "seed": int(seed),
                         **{k: v for k, v in results[method].items() if k != "prediction"},
-                        "hsic": hsic(prediction, test.S),
+                        "hsic": statistic,
+                        "hsic_p_value": p_value,
                         "corr_s2": float(np.corrcoef(prediction, s_signal)[0, 1]),
                         "cpu_seconds": cpu_seconds,
                     }
@@ -171,6 +170,7 @@ def tidy(records):
         "validation_mse",
         "test_mse",
         "hsic",
+        "hsic_p_value",
         "corr_s2",
         "seed",
     ]

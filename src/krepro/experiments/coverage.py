@@ -20,7 +20,7 @@ unchanged in distribution); different configurations are positively correlated (
 
 Numerics: the kernel solves are float64 (the local systems have condition numbers ~1e7);
 the bootstrap product is float32 through a low-rank factorisation of the centred local
-predictions (:func:`krepro.distributed.bootstrap_deviations` with ``rank_tolerance=1e-6``),
+predictions (:func:`krepro.bootstrap.bootstrap_deviations` with ``rank_tolerance=1e-6``),
 which keeps every replicate within ~2e-5 of its component's bootstrap spread of the exact
 float64 value (measured at paper scale; float32 rounding dominates).
 
@@ -38,11 +38,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from krepro.distributed import (
-    bootstrap_deviations,
-    local_predictions_nested,
-    select_bands,
-)
+from krepro.bands import select_bands
+from krepro.bootstrap import bootstrap_deviations
+from krepro.distributed import local_predictions_nested
 from krepro.records import atomic_write_bytes
 from krepro.seeding import generator
 
@@ -149,7 +147,7 @@ def run_repetition(seed, repetition, settings, bootstrap_dtype=np.float32, rank_
     bootstrap_dtype : numpy dtype, default=numpy.float32
         Precision of the bootstrap product (the kernel solves are always float64).
     rank_tolerance : float or None, default=1e-6
-        Low-rank bootstrap product, see :func:`krepro.distributed.bootstrap_deviations`:
+        Low-rank bootstrap product, see :func:`krepro.bootstrap.bootstrap_deviations`:
         replicates move by ~1e-6 of their spread, below the ~1e-5 of float32 rounding
         (``None`` and float64: the exact product).
 

@@ -1,8 +1,12 @@
 r"""Figure and report section of the ``cme`` experiment (conditional mean embeddings note).
 
 Both read only the frames written by :func:`krepro.experiments.cme.run` (the λ table, the
-claims table and the figure data of repetition 0). Verdicts are computed from the measured
-quantities and the thresholds of the ``cme`` block of ``config/paper_reference.yaml``.
+claims table and the figure data of repetition 0). Verdicts are
+:class:`~krepro.report.verdicts.Verdict` records computed from the measured quantities and the
+thresholds of the ``cme`` block of ``config/paper_reference.yaml``, one per claim (the
+experiment has a single reading). :data:`CHECKS` lists, per claim, its check and whether it is
+judged over repetitions (then the evidence rule ``min_repetitions`` applies) or is an exact
+property of the estimator on any sample (``n_repetitions = None``).
 """
 
 from __future__ import annotations
@@ -12,17 +16,18 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from krepro.report.compare import (
+from krepro.report.figures import save_figure
+from krepro.report.tables import markdown_table
+from krepro.report.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     PARTLY,
     REPRODUCED,
-    _verdict_line,
+    Section,
+    claim_verdict,
 )
-from krepro.report.figures import save_figure
-from krepro.report.tables import markdown_table
 
-__all__ = ["cme_section", "plot_cme", "selected_lambda"]
+__all__ = ["CHECKS", "cme_section", "cme_verdicts", "plot_cme", "selected_lambda"]
 
 CLASS_COLORS = ("#1b9e77", "#d95f02", "#7570b3")
 KERNEL_LABELS = {"gaussian": "Gaussian", "linear": "linear", "delta": "delta"}
@@ -225,9 +230,14 @@ def _check_operator(claims, claim):
         f" KernelRidge(alpha = λ) by {v['kernel_ridge_lambda_max_abs_difference']:.3g} (predictions"
         f" up to {v['prediction_scale']:.3g}): losing the factor n changes the estimator."
     )
+    measured = (
+        f"max difference {v['operator_max_abs_difference']:.1e}; without n:"
+        f" {v['kernel_ridge_lambda_max_abs_difference']:.3g}"
+    )
+    tolerance = f"≤ {tol:g}; without n > {claim['min_unscaled_difference']:g}"
     if identity and factor:
-        return REPRODUCED, detail
-    return (PARTLY if identity else NOT_REPRODUCED), detail
+        return REPRODUCED, detail, measured, tolerance
+    return (PARTLY if identity else NOT_REPRODUCED), detail, measured, tolerance
 
 
 def _check_decomposition(claims, claim):
@@ -243,10 +253,12 @@ def _check_decomposition(claims, claim):
         f" {v['lambda_selected_gaussian']:g}; the λ of least true MMD error is"
         f" {v['lambda_min_mmd_error']:g}."
     )
+    measured = f"largest |z| {max(per_kernel.values()):.2f}"
+    tolerance = f"|z| ≤ {z:g}"
     if not failed:
-        return REPRODUCED, detail
+        return REPRODUCED, detail, measured, tolerance
     verdict = NOT_REPRODUCED if len(failed) == len(per_kernel) else PARTLY
-    return verdict, detail + f" Fails for: {', '.join(failed)}."
+    return verdict, detail + f" Fails for: {', '.join(failed)}.", measured, tolerance
 
 
 def _check_linear(claims, claim, n_reps):
@@ -269,7 +281,11 @@ def _check_linear(claims, claim, n_reps):
         f" {v['conditional_sd_low']:.2f} to {v['conditional_sd_high']:.2f} and the law turns"
         " bimodal: the linear-kernel embeddings of the two laws coincide."
     )
-    return _combine(outcomes), detail
+    measured = (
+        f"RMS mean error {v['rms_mean_error'] / scale:.3f} sd, contrast"
+        f" {v['linear_contrast'] / scale:.3f} sd"
+    )
+    return _combine(outcomes), detail, measured, f"≤ {tol:g} sd"
 
 
 def _check_gaussian(claims, claim, n_reps):
@@ -291,7 +307,11 @@ def _check_gaussian(claims, claim, n_reps):
         f" true {v['contrast_true']:.3f} ({relative:+.1%}; criterion"
         f" ≤ {claim['contrast_tolerance_rel']:.0%}), for laws with the same mean."
     )
-    return _combine(outcomes), detail
+    measured = f"error ratio {v['mmd_error_ratio']:.2f}; contrast {relative:+.1%}"
+    tolerance = (
+        f"ratio ≤ {claim['max_error_ratio']:g}; contrast ±{claim['contrast_tolerance_rel']:.0%}"
+    )
+    return _combine(outcomes), detail, measured, tolerance
 
 
 def _check_delta(claims, claim, n_reps):
@@ -310,7 +330,8 @@ def _check_delta(claims, claim, n_reps):
         f" {v['min_category_score']:+.3f}, so the scores estimate the frequencies without being"
         " probabilities."
     )
-    return _combine([outcome]), detail
+    measured = f"mean abs error {v['mean_abs_error']:.3f}"
+    return _combine([outcome]), detail, measured, f"≤ {claim['max_mean_abs_error']:g}"
 
 
 def _check_weights(claims, claim):
@@ -331,11 +352,75 @@ def _check_weights(claims, claim):
         f" {v['min_category_score_selected']:+.3f}."
     )
     outcomes = ["pass" if ok else "fail" for ok in (shrinks, limit, negative, negative_score)]
-    return _combine(outcomes), detail
+    measured = (
+        f"|Σα − 1| {v['deviation_smallest']:.1e} … {v['deviation_largest']:.3f}; up to"
+        f" {v['max_share_negative_weights']:.0%} negative"
+    )
+    tolerance = (
+        f"≤ {claim['max_deviation_small_lambda']:g} … ≥ {claim['min_deviation']:g};"
+        f" ≥ {claim['min_share_negative']:.0%} negative"
+    )
+    return _combine(outcomes), detail, measured, tolerance
 
 
-def cme_section(table, claims, reference):
-    """Markdown section for ``results/report.md``: one computed verdict per claim of the note.
+# claim id -> (check, judged over repetitions). The weights' sum and sign and the operator
+# identity are properties of the estimator on any sample (exact checks); the other claims
+# compare estimates with the truth within their noise over repetitions.
+CHECKS = {
+    "operator_form": (lambda claims, claim, n_reps: _check_operator(claims, claim), False),
+    "squared_loss_target": (
+        lambda claims, claim, n_reps: _check_decomposition(claims, claim),
+        True,
+    ),
+    "linear_mean_only": (_check_linear, True),
+    "gaussian_separates": (_check_gaussian, True),
+    "delta_frequencies": (_check_delta, True),
+    "weights_not_probabilities": (
+        lambda claims, claim, n_reps: _check_weights(claims, claim),
+        False,
+    ),
+}
+
+
+def cme_verdicts(claims, reference, scale):
+    """Verdict records of the CME note's claims, one per claim of :data:`CHECKS`.
+
+    Parameters
+    ----------
+    claims : pandas.DataFrame
+        The claims table of :func:`krepro.experiments.cme.run` (claim, quantity, value, sd).
+    reference : dict
+        The ``cme`` block of ``config/paper_reference.yaml``.
+    scale : str
+        The config's scale name.
+
+    Returns
+    -------
+    list of Verdict
+    """
+    n_reps = int(_setup(claims)["n_repetitions"])
+    records = []
+    for claim_id, (check, statistical) in CHECKS.items():
+        verdict, detail, measured, tolerance = check(claims, reference["claims"][claim_id], n_reps)
+        records.append(
+            claim_verdict(
+                reference,
+                claim_id,
+                verdict,
+                detail,
+                experiment="cme",
+                paper="cme",
+                scale=scale,
+                n_repetitions=n_reps if statistical else None,
+                measured=measured,
+                tolerance=tolerance,
+            )
+        )
+    return records
+
+
+def cme_section(table, claims, reference, *, scale):
+    """The CME experiment's report section: one verdict per claim of the note.
 
     Parameters
     ----------
@@ -345,22 +430,17 @@ def cme_section(table, claims, reference):
         The claims table of :func:`krepro.experiments.cme.run` (claim, quantity, value, sd).
     reference : dict
         The ``cme`` block of ``config/paper_reference.yaml``: ``claims.<key>`` with ``text``,
-        ``source`` and the thresholds used below.
+        ``source`` and the thresholds used by the checks; ``min_repetitions``.
+    scale : str
+        The config's scale name.
+
+    Returns
+    -------
+    Section
     """
     setup = _setup(claims)
     n_reps = int(setup["n_repetitions"])
-    refs = reference["claims"]
-    checks = {
-        "operator_form": _check_operator(claims, refs["operator_form"]),
-        "squared_loss_target": _check_decomposition(claims, refs["squared_loss_target"]),
-        "linear_mean_only": _check_linear(claims, refs["linear_mean_only"], n_reps),
-        "gaussian_separates": _check_gaussian(claims, refs["gaussian_separates"], n_reps),
-        "delta_frequencies": _check_delta(claims, refs["delta_frequencies"], n_reps),
-        "weights_not_probabilities": _check_weights(claims, refs["weights_not_probabilities"]),
-    }
-    out = [
-        "## Conditional mean embeddings (note: conditional distribution regression)",
-        "",
+    intro = (
         f"X ~ U[0, 1]; Y | x ~ ½N(−2x, s²) + ½N(2x, s²) with s = {setup['noise_sd']:g} (mean 0"
         " for every x, spread and shape change); C | x ~ Binomial(2, x). Estimator"
         " α(x) = (K + nλI)⁻¹k_x with an RBF input kernel (γ ="
@@ -369,12 +449,8 @@ def cme_section(table, claims, reference):
         " linear and delta. Errors against the closed-form truth on a grid of"
         f" {setup['n_query']} points of [0, 1]; λ chosen per output kernel by the held-out"
         f" embedding loss on {setup['n_heldout']} points. Figure: `results/figures/cme.png`;"
-        " table: `results/tables/cme.csv`.",
-        "",
-        "### Claims",
-        "",
-    ]
-    out += [_verdict_line(refs[key], verdict, detail) for key, (verdict, detail) in checks.items()]
+        " table: `results/tables/cme.csv`."
+    )
     columns = {
         "lambda": "λ",
         "mean_weight_sum": "mean Σα",
@@ -392,11 +468,17 @@ def cme_section(table, claims, reference):
         for _, row in table.iterrows()
     ]
     shown = shown.assign(**{"selected for": [s or "" for s in selected]})
-    out += [
-        "",
-        f"### Weights and errors against λ (means over {n_reps} repetitions)",
-        "",
-        markdown_table(pd.DataFrame(shown)),
-        "",
-    ]
-    return "\n".join(out)
+    body = "\n".join(
+        [
+            f"### Weights and errors against λ (means over {n_reps} repetitions)",
+            "",
+            markdown_table(pd.DataFrame(shown)),
+        ]
+    )
+    return Section(
+        experiment="cme",
+        title="Conditional mean embeddings (note: conditional distribution regression)",
+        intro=intro,
+        verdicts=cme_verdicts(claims, reference, scale),
+        body=body,
+    )
