@@ -96,6 +96,7 @@ def test_robustness_single_robust_fragile():
     assert [v.robustness for v in fragile] == ["fragile", "fragile", "single"]
     assert "y (not reproduced)" in fragile[0].detail
     assert "reproduced under x" in fragile[0].detail
+    assert assign_robustness(fragile) == fragile  # idempotent: the detail is not extended twice
 
 
 def test_frame_and_json_round_trips(tmp_path):

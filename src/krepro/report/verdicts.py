@@ -301,7 +301,7 @@ def assign_robustness(verdicts: Iterable[Verdict]) -> list[Verdict]:
         agree = [r.protocol for r in group if r.verdict == record.verdict]
         differ = [f"{r.protocol} ({r.verdict})" for r in group if r.verdict != record.verdict]
         detail = record.detail
-        if record.primary:
+        if record.primary and " Fragile: " not in detail:
             detail = (
                 f"{detail.rstrip()} Fragile: {record.verdict} under {', '.join(agree)};"
                 f" other readings give {', '.join(differ)}."
