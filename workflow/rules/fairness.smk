@@ -12,10 +12,12 @@ FAIRNESS_LIBRARY = (
     "ferm.py",
     "metrics.py",
 )
-STUDENTS_RUNS = expand(
-    "results/students/runs/{students_variant}.json",
-    students_variant=list(STUDENTS["variants"]),
-)
+# One job per reading (generator variant × C-selection rule) listed in the config.
+STUDENTS_RUNS = [
+    f"results/students/runs/{variant}/{c_selection}.json"
+    for c_selection, spec in STUDENTS["c_selections"].items()
+    for variant in spec["variants"]
+]
 # One job per (protocol, grid): all methods in one process (FERM dominates; the others take
 # seconds), so interpreter start-up and parsing Adult do not dominate the quick config.
 ADULT_RUNS = expand(
@@ -28,26 +30,70 @@ for _grid in ADULT["run_grids"]:
         raise ValueError(
             f"adult.run_grids: {_grid!r} is not one of adult.grids {sorted(ADULT['grids'])}."
         )
+if ADULT["primary_grid"] not in ADULT["run_grids"]:
+    raise ValueError(
+        f"adult.primary_grid = {ADULT['primary_grid']!r} is not one of adult.run_grids "
+        f"{ADULT['run_grids']}."
+    )
+if ADULT["primary_protocol"] not in ADULT["protocols"]:
+    raise ValueError(
+        f"adult.primary_protocol = {ADULT['primary_protocol']!r} is not one of "
+        f"adult.protocols {sorted(ADULT['protocols'])}."
+    )
 if STUDENTS["primary_variant"] not in STUDENTS["variants"]:
     raise ValueError(
         f"students.primary_variant = {STUDENTS['primary_variant']!r} is not one of "
         f"students.variants {sorted(STUDENTS['variants'])}."
     )
+if STUDENTS["primary_c_selection"] not in STUDENTS["c_selections"]:
+    raise ValueError(
+        f"students.primary_c_selection = {STUDENTS['primary_c_selection']!r} is not one of "
+        f"students.c_selections {sorted(STUDENTS['c_selections'])}."
+    )
+for _name, _spec in STUDENTS["c_selections"].items():
+    for _variant in _spec["variants"]:
+        if _variant not in STUDENTS["variants"]:
+            raise ValueError(
+                f"students.c_selections.{_name}.variants: {_variant!r} is not one of "
+                f"students.variants {sorted(STUDENTS['variants'])}."
+            )
+    if _spec["log2_C_min"] > _spec["log2_C_max"]:
+        raise ValueError(
+            f"students.c_selections.{_name}: log2_C_min = {_spec['log2_C_min']} > "
+            f"log2_C_max = {_spec['log2_C_max']}."
+        )
+if (
+    STUDENTS["primary_variant"]
+    not in STUDENTS["c_selections"][STUDENTS["primary_c_selection"]]["variants"]
+):
+    raise ValueError(
+        f"students.primary_variant = {STUDENTS['primary_variant']!r} is not run under "
+        f"students.primary_c_selection = {STUDENTS['primary_c_selection']!r} (its variants)."
+    )
+STUDENTS_PRIMARY = f"{STUDENTS['primary_variant']}/{STUDENTS['primary_c_selection']}"
+# Fig. 3 rows: the primary reading first, then the others in config order.
+STUDENTS_READINGS = [STUDENTS_PRIMARY] + [
+    f"{variant}/{c_selection}"
+    for c_selection, spec in STUDENTS["c_selections"].items()
+    for variant in spec["variants"]
+    if f"{variant}/{c_selection}" != STUDENTS_PRIMARY
+]
 
 
 wildcard_constraints:
     students_variant="[A-Za-z][A-Za-z0-9_]*",
+    students_c_selection="[A-Za-z][A-Za-z0-9_]*",
     adult_protocol="reference|corrected",
     adult_grid="[A-Za-z][A-Za-z0-9_]*",
 
 
 rule students_fit:
     output:
-        "results/students/runs/{students_variant}.json",
+        "results/students/runs/{students_variant}/{students_c_selection}.json",
     log:
-        "logs/students/fit/{students_variant}.log",
+        "logs/students/fit/{students_variant}/{students_c_selection}.log",
     benchmark:
-        "benchmarks/out/students/fit/{students_variant}.tsv"
+        "benchmarks/out/students/fit/{students_variant}/{students_c_selection}.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -57,7 +103,8 @@ rule students_fit:
         variant_params=lambda wc: STUDENTS["variants"][wc.students_variant],
         sizes={k: STUDENTS[k] for k in ("n_train", "n_estimation", "n_test")},
         n_repetitions=STUDENTS["n_repetitions"],
-        log2_C=[STUDENTS["log2_C_min"], STUDENTS["log2_C_max"]],
+        c_selections=STUDENTS["c_selections"],
+        primary_c_selection=STUDENTS["primary_c_selection"],
         n_folds=STUDENTS["n_folds"],
         code=src_digest(
             *FAIRNESS_LIBRARY,
@@ -75,7 +122,11 @@ rule students_aggregate:
         STUDENTS_RUNS,
     output:
         runs="results/students/students.csv",
-        table="results/tables/students.csv",
+        table=report(
+            "results/tables/students.csv",
+            caption="../report/students_table.rst",
+            category="Fair classification tables",
+        ),
     log:
         "logs/students/aggregate.log",
     threads: 1
@@ -105,8 +156,7 @@ rule students_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        variants=[STUDENTS["primary_variant"]]
-        + [v for v in STUDENTS["variants"] if v != STUDENTS["primary_variant"]],
+        readings=STUDENTS_READINGS,
         code=src_digest("report/fairness.py", "report/figures.py"),
     script:
         "../scripts/students_figure.py"
@@ -118,7 +168,8 @@ rule students_report:
         table="results/tables/students.csv",
         reference=PAPER_REFERENCE,
     output:
-        "results/report/students.md",
+        json="results/report/students.json",
+        md="results/report/students.md",
     log:
         "logs/students/report.log",
     threads: 1
@@ -126,8 +177,15 @@ rule students_report:
         mem_mb=500,
         runtime=5,
     params:
-        primary_variant=STUDENTS["primary_variant"],
-        code=src_digest("report/fairness.py", "report/compare.py", "report/tables.py"),
+        primary_reading=STUDENTS_PRIMARY,
+        c_selections=STUDENTS["c_selections"],
+        scale=config["scale"],
+        code=src_digest(
+            "report/fairness.py",
+            "report/verdicts.py",
+            "report/render.py",
+            "report/tables.py",
+        ),
     script:
         "../scripts/students_report.py"
 
@@ -137,6 +195,7 @@ rule students:
         "results/tables/students.csv",
         "results/figures/oblivious_fig3.png",
         "results/report/students.md",
+        "results/report/students.json",
 
 
 rule adult_fit:
@@ -169,7 +228,11 @@ rule adult_aggregate:
         ADULT_RUNS,
     output:
         runs="results/adult/adult.csv",
-        table="results/tables/adult_table1.csv",
+        table=report(
+            "results/tables/adult_table1.csv",
+            caption="../report/adult_table1.rst",
+            category="Fair classification tables",
+        ),
         markdown="results/tables/adult_table1.md",
         latex="results/tables/adult_table1.tex",
     log:
@@ -189,7 +252,8 @@ rule adult_report:
         table="results/tables/adult_table1.csv",
         reference=PAPER_REFERENCE,
     output:
-        "results/report/adult.md",
+        json="results/report/adult.json",
+        md="results/report/adult.md",
     log:
         "logs/adult/report.log",
     threads: 1
@@ -197,7 +261,15 @@ rule adult_report:
         mem_mb=500,
         runtime=5,
     params:
-        code=src_digest("report/fairness.py", "report/compare.py", "report/tables.py"),
+        primary_protocol=ADULT["primary_protocol"],
+        primary_grid=ADULT["primary_grid"],
+        scale=config["scale"],
+        code=src_digest(
+            "report/fairness.py",
+            "report/verdicts.py",
+            "report/render.py",
+            "report/tables.py",
+        ),
     script:
         "../scripts/adult_report.py"
 
@@ -208,3 +280,4 @@ rule adult:
         "results/tables/adult_table1.md",
         "results/tables/adult_table1.tex",
         "results/report/adult.md",
+        "results/report/adult.json",

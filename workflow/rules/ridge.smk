@@ -68,6 +68,7 @@ rule ridge_figure:
     input:
         table="results/tables/ridge.csv",
         best_constant="results/tables/ridge_best_constant.csv",
+        runs="results/ridge/ridge.csv",
     output:
         report(
             "results/figures/oblivious_fig4.png",
@@ -81,7 +82,7 @@ rule ridge_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        code=src_digest("report/figures.py"),
+        code=src_digest("report/figures.py", "report/tables.py"),
     script:
         "../scripts/ridge_figure.py"
 
