@@ -476,8 +476,6 @@ def adult_section(table, reference, *, primary_protocol, primary_grid, scale):
         "",
         markdown_table(_paper_beside_ours(table, reference)),
         "",
-        "### Every reading (Table 1 layout)",
-        "",
         adult_table1_markdown(table[table["method"].isin(rows)]),
     ]
     extras = table[
