@@ -698,6 +698,7 @@ def students_verdicts(runs, reference, *, primary_reading, c_selections, scale):
         raise ValueError(
             f"the primary students reading {primary_reading!r} is not in the runs {readings}."
         )
+    readings = [primary_reading] + [r for r in readings if r != primary_reading]
     claims = reference["claims"]
     out = []
     for name in readings:
@@ -735,10 +736,16 @@ def students_section(table, runs, reference, *, primary_reading, c_selections, s
         " (Y0 = 1{U ≤ X0/4}); the paper gives no mean and sd of the truncated normal X0, and"
         " the values used (config `students.variants.paper.mu`, `.sigma`: the authors' code's)"
         " are a reading choice. `authors_code` is `SVM_Example.py`'s generator (balanced S,"
-        f" θ = 2.5, true label Y0·1{{X0 ≥ θ}}). C selection: {rules}; the paper gives no rule,"
-        " and the test-set choice is not a protocol (a labelled reference reading of the"
-        " authors' script). Fig. 3 (`results/figures/oblivious_fig3.png`) draws every reading,"
-        " one row each, primary first."
+        f" θ = 2.5, true label Y0·1{{X0 ≥ θ}}). C selection: {rules}; the paper gives no rule."
+        + (
+            " The test-set choice is not a protocol: a labelled reference reading of the"
+            " authors' script."
+            if any(spec["rule"] == "test_set" for spec in c_selections.values())
+            else " The authors' test-set choice of C (a labelled non-protocol reading) runs at"
+            " the paper scale (`config/paper.yaml`)."
+        )
+        + " Fig. 3 (`results/figures/oblivious_fig3.png`) draws every reading, one row each,"
+        " primary first."
     )
     shown = table.copy()
     for metric in ("error_observed", "error_true", "beta", "deo", "positive_rate"):
