@@ -731,7 +731,8 @@ def students_section(table, runs, reference, *, primary_reading, c_selections, s
         for name, spec in c_selections.items()
     )
     intro = (
-        f"Readings (generator/C selection): {', '.join(_readings(runs))}; primary"
+        "Readings (generator/C selection): "
+        f"{', '.join(dict.fromkeys(v.protocol for v in verdicts))}; primary"
         f" {primary_reading}. Generators: `paper` is the text with its typo resolved"
         " (Y0 = 1{U ≤ X0/4}); the paper gives no mean and sd of the truncated normal X0, and"
         " the values used (config `students.variants.paper.mu`, `.sigma`: the authors' code's)"
