@@ -70,8 +70,8 @@ CASES = {
         ["cme_oblivious.cme.log10_alpha_min = 0", "cme_oblivious.cme.log10_alpha_max = -1"],
     ),
     "students-C": (
-        _set("students.log2_C_min", 5),
-        ["students.log2_C_min = 5", "students.log2_C_max = 4"],
+        _set("students.c_selections.cv.log2_C_min", 5),
+        ["students.c_selections.cv.log2_C_min = 5", "students.c_selections.cv.log2_C_max = 4"],
     ),
     "ridge-range": (
         _set("ridge.partition.low", 5.0),
@@ -89,6 +89,22 @@ CASES = {
         _set("ridge.primary_variant", "nope"),
         ["ridge.primary_variant = 'nope'", "ridge.variants"],
     ),
+    "students-primary-c-selection": (
+        _set("students.primary_c_selection", "nope"),
+        ["students.primary_c_selection = 'nope'", "students.c_selections"],
+    ),
+    "students-c-selection-variant": (
+        _set("students.c_selections.cv.variants", ["paper", "nope"]),
+        ["students.c_selections.cv.variants ['nope']"],
+    ),
+    "adult-primary-grid": (
+        _set("adult.primary_grid", "nope"),
+        ["adult.primary_grid = 'nope'", "adult.run_grids"],
+    ),
+    "adult-primary-protocol": (
+        _set("adult.primary_protocol", "nope"),
+        ["adult.primary_protocol = 'nope'", "adult.protocols"],
+    ),
     "students-primary": (
         _set("students.primary_variant", "nope"),
         ["students.primary_variant = 'nope'", "students.variants"],
@@ -98,7 +114,7 @@ CASES = {
         ["coverage.primary_variant = 'nope'", "coverage.variants"],
     ),
     "adult-run-grids": (
-        _set("adult.run_grids", ["reduced", "huge"]),
+        _set("adult.run_grids", ["paper", "huge"]),
         ["adult.run_grids ['huge']", "adult.grids"],
     ),
     "students-folds": (

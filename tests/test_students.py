@@ -6,7 +6,13 @@ import pytest
 
 from krepro.data.students import students_sample
 from krepro.experiments.adult import cross_validated_choice, grid_candidates
-from krepro.experiments.students import aggregate, run_repetition, tidy
+from krepro.experiments.students import (
+    METHODS,
+    aggregate,
+    method_selection,
+    run_repetition,
+    tidy,
+)
 from krepro.report.fairness import adult_table1, students_section
 from krepro.seeding import generator
 
@@ -67,7 +73,7 @@ def test_cross_validated_choice_picks_first_best():
 @pytest.fixture(scope="module")
 def tiny_runs():
     records = []
-    for variant, params in (("paper", PAPER), ("authors_code", CODE)):
+    for variant, params in (("paper", PAPER), ("authors_code", CODE)):  # C selection "cv"
         extra = {"oblivious_include_s": variant != "paper", "linear_ferm_selection": "argmax_abs"}
         for repetition in range(2):
             records += run_repetition(
@@ -76,10 +82,55 @@ def tiny_runs():
                 variant=variant,
                 variant_params={**params, **extra},
                 sizes={"n_train": 200, "n_estimation": 200, "n_test": 300},
-                Cs=[0.25, 1.0],
+                selection={m: ("cross_validation", [0.25, 1.0]) for m in METHODS},
                 n_folds=3,
             )
     return tidy(records)
+
+
+SELECTIONS = {
+    "cv": {
+        "rule": "cross_validation",
+        "log2_C_min": -2,
+        "log2_C_max": 0,
+        "methods": list(METHODS),
+        "variants": ["paper", "authors_code"],
+    },
+    "test_set": {
+        "rule": "test_set",
+        "log2_C_min": 3,
+        "log2_C_max": 4,
+        "methods": ["oblivious_svm"],
+        "variants": ["authors_code"],
+    },
+}
+
+
+def test_method_selection_keeps_the_primary_rule_for_other_methods():
+    selection = method_selection(SELECTIONS, "test_set", "cv")
+    assert selection["oblivious_svm"] == ("test_set", [8.0, 16.0])
+    assert selection["linear_svm"] == ("cross_validation", [0.25, 0.5, 1.0])
+    with pytest.raises(ValueError, match="nope"):
+        method_selection(SELECTIONS, "nope", "cv")
+
+
+def test_test_set_rule_picks_the_c_with_the_lowest_test_error():
+    params = {**PAPER, "oblivious_include_s": False, "linear_ferm_selection": "argmax_abs"}
+    sizes = {"n_train": 150, "n_estimation": 150, "n_test": 200}
+    kwargs = dict(seed=5, repetition=0, variant="paper", variant_params=params, sizes=sizes)
+    chosen = run_repetition(
+        **kwargs, selection=method_selection(SELECTIONS, "test_set", "cv"), n_folds=3
+    )
+    oblivious = next(r for r in chosen if r["method"] == "oblivious_svm")
+    assert oblivious["c_rule"] == "test_set" and np.isnan(oblivious["cv_accuracy"])
+    errors = []
+    for C in (8.0, 16.0):  # each C alone: the chosen one has the smallest observed error
+        alone = run_repetition(
+            **kwargs, selection={m: ("test_set", [C]) for m in METHODS}, n_folds=3
+        )
+        errors.append(next(r for r in alone if r["method"] == "oblivious_svm")["error_observed"])
+    assert oblivious["error_observed"] == min(errors)
+    assert oblivious["C"] == (8.0, 16.0)[int(np.argmin(errors))]
 
 
 def test_students_experiment_oblivious_is_nearly_independent(tiny_runs):
@@ -90,15 +141,33 @@ def test_students_experiment_oblivious_is_nearly_independent(tiny_runs):
         assert beta[variant, "oblivious_svm"] < 0.15 < beta[variant, "linear_svm"]
 
 
-def test_students_section_renders(tiny_runs):
+def test_students_section_has_one_verdict_per_claim_and_reading(tiny_runs):
     reference = {
+        "min_repetitions": 10,
+        "min_class_share": 0.02,
         "claims": {
-            "oblivious_smallest_beta": {"text": "t", "source": "s", "max_beta": 0.05, "z": 2},
+            "oblivious_smallest_beta": {
+                "text": "t",
+                "source": "s",
+                "max_beta": 0.05,
+                "max_ratio": 0.5,
+            },
             "oblivious_smallest_true_error": {"text": "t", "source": "s", "z": 2},
-        }
+        },
     }
-    text = students_section(aggregate(tiny_runs), tiny_runs, reference, "paper")
-    assert text.count("- **") == 4
+    section = students_section(
+        aggregate(tiny_runs),
+        tiny_runs,
+        reference,
+        primary_reading="paper/cv",
+        c_selections=SELECTIONS,
+        scale="test",
+    )
+    assert len(section.verdicts) == 4
+    assert {v.protocol for v in section.verdicts} == {"paper/cv", "authors_code/cv"}
+    assert [v.protocol for v in section.verdicts if v.primary] == ["paper/cv"] * 2
+    assert all(v.n_repetitions == 2 for v in section.verdicts)
+    assert "positive_rate" in section.body
 
 
 def test_adult_table1_relative_beta():

@@ -62,9 +62,15 @@ def _grids(problems, config):
         strict=False,
         prefix="cme_oblivious.cme",
     )
-    _ordered(
-        problems, config["students"], "log2_C_min", "log2_C_max", strict=False, prefix="students"
-    )
+    for name, selection in config["students"]["c_selections"].items():
+        _ordered(
+            problems,
+            selection,
+            "log2_C_min",
+            "log2_C_max",
+            strict=False,
+            prefix=f"students.c_selections.{name}",
+        )
 
 
 def _ranges(problems, config):
@@ -92,6 +98,41 @@ def _variants(problems, config):
     if unknown:
         problems.append(
             f"adult.run_grids {unknown} are not among adult.grids {sorted(adult['grids'])}."
+        )
+    if adult["primary_grid"] not in adult["run_grids"]:
+        problems.append(
+            f"adult.primary_grid = {adult['primary_grid']!r} is not one of adult.run_grids"
+            f" {adult['run_grids']}."
+        )
+    if adult["primary_protocol"] not in adult["protocols"]:
+        problems.append(
+            f"adult.primary_protocol = {adult['primary_protocol']!r} is not one of"
+            f" adult.protocols {sorted(adult['protocols'])}."
+        )
+    students = config["students"]
+    selections = students["c_selections"]
+    if students["primary_c_selection"] not in selections:
+        problems.append(
+            f"students.primary_c_selection = {students['primary_c_selection']!r} is not one of"
+            f" students.c_selections {sorted(selections)}."
+        )
+    for name, selection in selections.items():
+        unknown = [v for v in selection["variants"] if v not in students["variants"]]
+        if unknown:
+            problems.append(
+                f"students.c_selections.{name}.variants {unknown} are not among"
+                f" students.variants {sorted(students['variants'])}."
+            )
+    primary = selections.get(students["primary_c_selection"])
+    if (
+        primary is not None
+        and students["primary_variant"] in students["variants"]
+        and students["primary_variant"] not in primary["variants"]
+    ):
+        problems.append(
+            f"students.primary_variant = {students['primary_variant']!r} is not run under"
+            f" students.primary_c_selection = {students['primary_c_selection']!r}"
+            " (add it to that selection's variants)."
         )
 
 

@@ -295,7 +295,9 @@ def test_default_config_dry_run_schedules_expected_rules(target, expected):
         "dcm_synthetic_fit": len(config["dcm_synthetic"]["etas"])
         * len(config["dcm_synthetic"]["gammas"]),
         "dcm_parkinsons_fit": config["dcm_parkinsons"]["n_repetitions"],
-        "students_fit": len(config["students"]["variants"]),
+        "students_fit": sum(
+            len(spec["variants"]) for spec in config["students"]["c_selections"].values()
+        ),
         "coverage_shard": n_coverage_shards(config),
         "adult_fit": len(config["adult"]["protocols"]) * len(config["adult"]["run_grids"]),
         # one download per file: adult.data and adult.test, parkinsons_updrs.data

@@ -5,10 +5,12 @@ Targets: students, adult.
 
 STUDENTS = config["students"]
 ADULT = config["adult"]
-STUDENTS_RUNS = expand(
-    "results/students/runs/{students_variant}.json",
-    students_variant=list(STUDENTS["variants"]),
-)
+# One job per reading (generator variant × C-selection rule) listed in the config.
+STUDENTS_RUNS = [
+    f"results/students/runs/{variant}/{c_selection}.json"
+    for c_selection, spec in STUDENTS["c_selections"].items()
+    for variant in spec["variants"]
+]
 # One job per (protocol, grid): all methods in one process (FERM dominates; the others take
 # seconds), so interpreter start-up and parsing Adult do not dominate the quick config.
 ADULT_RUNS = expand(
@@ -20,17 +22,18 @@ ADULT_RUNS = expand(
 
 wildcard_constraints:
     students_variant="[A-Za-z][A-Za-z0-9_]*",
+    students_c_selection="[A-Za-z][A-Za-z0-9_]*",
     adult_protocol="reference|corrected",
     adult_grid="[A-Za-z][A-Za-z0-9_]*",
 
 
 rule students_fit:
     output:
-        "results/students/runs/{students_variant}.json",
+        "results/students/runs/{students_variant}/{students_c_selection}.json",
     log:
-        "logs/students/fit/{students_variant}.log",
+        "logs/students/fit/{students_variant}/{students_c_selection}.log",
     benchmark:
-        "benchmarks/out/students/fit/{students_variant}.tsv"
+        "benchmarks/out/students/fit/{students_variant}/{students_c_selection}.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -40,7 +43,8 @@ rule students_fit:
         variant_params=lambda wc: STUDENTS["variants"][wc.students_variant],
         sizes={k: STUDENTS[k] for k in ("n_train", "n_estimation", "n_test")},
         n_repetitions=STUDENTS["n_repetitions"],
-        log2_C=[STUDENTS["log2_C_min"], STUDENTS["log2_C_max"]],
+        c_selections=STUDENTS["c_selections"],
+        primary_c_selection=STUDENTS["primary_c_selection"],
         n_folds=STUDENTS["n_folds"],
         code=script_code("students_fit.py"),
     script:
@@ -52,7 +56,11 @@ rule students_aggregate:
         STUDENTS_RUNS,
     output:
         runs="results/students/students.csv",
-        table="results/tables/students.csv",
+        table=report(
+            "results/tables/students.csv",
+            caption="../report/students_table.rst",
+            category="Fair classification tables",
+        ),
     log:
         "logs/students/aggregate.log",
     threads: 1
@@ -82,8 +90,7 @@ rule students_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        variants=[STUDENTS["primary_variant"]]
-        + [v for v in STUDENTS["variants"] if v != STUDENTS["primary_variant"]],
+        readings=STUDENTS_READINGS,
         code=script_code("students_figure.py"),
     script:
         "../scripts/students_figure.py"
@@ -95,7 +102,8 @@ rule students_report:
         table="results/tables/students.csv",
         reference=PAPER_REFERENCE,
     output:
-        "results/report/students.md",
+        json="results/report/students.json",
+        md="results/report/students.md",
     log:
         "logs/students/report.log",
     threads: 1
@@ -103,7 +111,9 @@ rule students_report:
         mem_mb=500,
         runtime=5,
     params:
-        primary_variant=STUDENTS["primary_variant"],
+        primary_reading=STUDENTS_PRIMARY,
+        c_selections=STUDENTS["c_selections"],
+        scale=config["scale"],
         code=script_code("students_report.py"),
     script:
         "../scripts/students_report.py"
@@ -114,6 +124,7 @@ rule students:
         "results/tables/students.csv",
         "results/figures/oblivious_fig3.png",
         "results/report/students.md",
+        "results/report/students.json",
 
 
 rule adult_fit:
@@ -146,7 +157,11 @@ rule adult_aggregate:
         ADULT_RUNS,
     output:
         runs="results/adult/adult.csv",
-        table="results/tables/adult_table1.csv",
+        table=report(
+            "results/tables/adult_table1.csv",
+            caption="../report/adult_table1.rst",
+            category="Fair classification tables",
+        ),
         markdown="results/tables/adult_table1.md",
         latex="results/tables/adult_table1.tex",
     log:
@@ -166,7 +181,8 @@ rule adult_report:
         table="results/tables/adult_table1.csv",
         reference=PAPER_REFERENCE,
     output:
-        "results/report/adult.md",
+        json="results/report/adult.json",
+        md="results/report/adult.md",
     log:
         "logs/adult/report.log",
     threads: 1
@@ -174,6 +190,9 @@ rule adult_report:
         mem_mb=500,
         runtime=5,
     params:
+        primary_protocol=ADULT["primary_protocol"],
+        primary_grid=ADULT["primary_grid"],
+        scale=config["scale"],
         code=script_code("adult_report.py"),
     script:
         "../scripts/adult_report.py"
@@ -185,3 +204,4 @@ rule adult:
         "results/tables/adult_table1.md",
         "results/tables/adult_table1.tex",
         "results/report/adult.md",
+        "results/report/adult.json",

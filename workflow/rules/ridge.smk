@@ -59,6 +59,7 @@ rule ridge_figure:
     input:
         table="results/tables/ridge.csv",
         best_constant="results/tables/ridge_best_constant.csv",
+        runs="results/ridge/ridge.csv",
     output:
         report(
             "results/figures/oblivious_fig4.png",

@@ -1,4 +1,4 @@
-"""Paper Fig. 4 from the aggregate ridge table."""
+"""Paper Fig. 4 from the aggregate ridge table and the per-repetition runs."""
 
 import pandas as pd
 
@@ -8,4 +8,5 @@ from krepro.runtime import job
 with job(snakemake):
     table = pd.read_csv(snakemake.input.table)
     constants = pd.read_csv(snakemake.input.best_constant)
-    plot_ridge(table, constants, snakemake.output[0])
+    runs = pd.read_csv(snakemake.input.runs)
+    plot_ridge(table, constants, runs, snakemake.output[0])

@@ -8,4 +8,4 @@ from krepro.runtime import job
 with job(snakemake):
     runs = pd.read_csv(snakemake.input.runs)
     table = pd.read_csv(snakemake.input.table)
-    plot_students(runs, table, snakemake.output[0], snakemake.params.variants)
+    plot_students(runs, table, snakemake.output[0], snakemake.params.readings)

@@ -1,22 +1,22 @@
-"""All repetitions of one students generator variant → run records."""
+"""All repetitions of one students reading (generator variant × C selection) → run records."""
 
-from krepro.experiments.students import run_variant
+from krepro.experiments.students import method_selection, run_variant
 from krepro.records import write_records
 from krepro.runtime import job
 
 with job(snakemake) as log:
-    params = snakemake.params
-    low, high = params.log2_C
+    params, wildcards = snakemake.params, snakemake.wildcards
     records = run_variant(
         seed=params.seed,
-        variant=snakemake.wildcards.students_variant,
+        variant=wildcards.students_variant,
         variant_params=params.variant_params,
         sizes=params.sizes,
         n_repetitions=params.n_repetitions,
-        Cs=[2.0**k for k in range(low, high + 1)],
+        selection=method_selection(
+            params.c_selections, wildcards.students_c_selection, params.primary_c_selection
+        ),
         n_folds=params.n_folds,
+        c_selection=wildcards.students_c_selection,
     )
     log.info("%d records", len(records))
-    write_records(
-        snakemake.output[0], records, rule=snakemake.rule, wildcards=dict(snakemake.wildcards)
-    )
+    write_records(snakemake.output[0], records, rule=snakemake.rule, wildcards=dict(wildcards))

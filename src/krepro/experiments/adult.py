@@ -2,8 +2,9 @@ r"""Table 1 of the oblivious-data paper: SVM, FERM and oblivious SVM on UCI Adul
 
 Every method selects its hyper-parameters by 5-fold cross-validated accuracy on the training
 set (``StratifiedKFold(5)`` without shuffling, as ``GridSearchCV`` does for a classifier) and
-is refitted on the whole training set; the test set gives the mean prediction error, DEO and
-:math:`e_\beta` (Table-1 convention, no ½; :mod:`krepro.metrics`).
+is refitted on the whole training set; the test set gives the mean prediction error, DEO,
+:math:`e_\beta` (Table-1 convention, no ½; :mod:`krepro.metrics`) and the positive rate of
+the predictions (share of +1; a classifier predicting one class has DEO = e_β = 0 trivially).
 
 Cross-validation is a manual loop (not ``GridSearchCV``): the sensitive feature is sliced with
 the fold's rows for FERM (the FERM reference misaligns it), and the oblivious and plain Gram
@@ -180,6 +181,7 @@ def run_method(split, method, *, grid, grid_name, n_folds, options):
         "test_error": misclassification_rate(y_test, test_pred),
         "deo": equal_opportunity_difference(y_test, test_pred, sensitive_features=s_test),
         "beta": beta_dependence(test_pred, s_test, labels=np.unique(y_test)),
+        "positive_rate": float(np.mean(test_pred == 1)),
         "n_train": int(n_learn),
         "n_test": len(y_test),
         "n_features": int(split.X_train.shape[1]),

@@ -5,6 +5,11 @@ validation and 100 test points from :func:`krepro.data.synthetic.ridge_sample`; 
 conditional means on 16 dyadic cells of [−5, 5]; select λ from the grid on the validation MSE
 separately for every method (M-ORR by the validation MSE of its own, oblivious, predictions,
 as the authors do) and record the test MSE.
+
+The fits use :func:`krepro.ridge.ridge_path` (one eigendecomposition for the whole λ grid)
+rather than refitting :class:`krepro.ridge.ObliviousRidge` per λ; a test proves that at the
+selected λ its predictions equal ``ObliviousRidge`` (ORR, M-ORR) and ``KernelRidge`` (KRR) to
+1e-8 (``tests/test_ridge.py``).
 """
 
 from __future__ import annotations

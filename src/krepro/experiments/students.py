@@ -11,10 +11,18 @@ oblivious features' conditional means, and a test sample (n = 1000), from
 
 The SVM and FERM see S as a feature, as on Adult (the paper's Fig. 3 shows FERM with a clearly
 non-zero dependence, which a 1-d input would not allow: linear FERM on X alone can only
-predict a constant). C is chosen by 5-fold CV accuracy on the training sample (the paper gives
-no C; the authors' code picks C ∈ 2¹⁶…2¹⁹ on the *test* error, which is not done here).
+predict a constant).
+
+C selection (a reading of the protocol, :data:`C_RULES`): the paper gives no rule. The protocol
+reading chooses C by k-fold CV accuracy on the training sample (``"cross_validation"``). The
+authors' code picks the oblivious SVM's C ∈ 2¹⁶…2¹⁹ by the error on the *test* sample
+(``"test_set"``, observed labels, first minimum as ``SVM_Example.py``); that is not a protocol
+(it selects on the data it reports) and runs only as a labelled reference reading. A reading
+maps every method to its (rule, C grid): :func:`method_selection`.
+
 Recorded on the test sample: error w.r.t. the observed labels, error w.r.t. the true labels,
-:math:`e_\beta` (Table-1 convention, no ½) and DEO (observed labels).
+:math:`e_\beta` (Table-1 convention, no ½), DEO (observed labels) and the positive rate of the
+predictions (a classifier that predicts one class has e_β = DEO = 0 trivially).
 """
 
 from __future__ import annotations
@@ -32,7 +40,16 @@ from krepro.metrics import beta_dependence, equal_opportunity_difference, miscla
 from krepro.oblivious import ObliviousKernel
 from krepro.seeding import generator
 
-__all__ = ["METHODS", "METHOD_LABELS", "aggregate", "run_repetition", "run_variant", "tidy"]
+__all__ = [
+    "C_RULES",
+    "METHODS",
+    "METHOD_LABELS",
+    "aggregate",
+    "method_selection",
+    "run_repetition",
+    "run_variant",
+    "tidy",
+]
 
 METHODS = ("linear_svm", "linear_ferm", "oblivious_svm")
 METHOD_LABELS = {
@@ -40,6 +57,7 @@ METHOD_LABELS = {
     "linear_ferm": "Linear FERM",
     "oblivious_svm": "Oblivious SVM",
 }
+C_RULES = ("cross_validation", "test_set")
 GENERATOR_KEYS = (
     "theta",
     "mu",
@@ -63,7 +81,58 @@ def _scores(prediction, test):
     }
 
 
-def _fit_features(method, train, test, Cs, n_folds, selection, cv_seed):
+def method_selection(selections, reading, primary):
+    """(rule, C grid) of every method under the C-selection reading ``reading``.
+
+    Parameters
+    ----------
+    selections : mapping
+        ``students.c_selections`` of the config: name → ``rule`` (one of :data:`C_RULES`),
+        ``log2_C_min``, ``log2_C_max`` and ``methods`` (the methods whose C the reading
+        chooses; the others keep the primary reading's rule and grid).
+    reading, primary : str
+        The reading to run and the primary (protocol) reading.
+
+    Returns
+    -------
+    dict
+        method → (rule, list of C).
+    """
+    for name in (reading, primary):
+        if name not in selections:
+            raise ValueError(f"C selection {name!r} is not one of {sorted(selections)}.")
+    out = {}
+    for method in METHODS:
+        spec = selections[reading]
+        if method not in spec["methods"]:
+            spec = selections[primary]
+        if spec["rule"] not in C_RULES:
+            raise ValueError(f"rule must be one of {C_RULES}, got {spec['rule']!r}.")
+        grid = [2.0**k for k in range(spec["log2_C_min"], spec["log2_C_max"] + 1)]
+        if not grid:
+            raise ValueError(
+                f"empty C grid: log2_C_min = {spec['log2_C_min']} > "
+                f"log2_C_max = {spec['log2_C_max']}."
+            )
+        out[method] = (spec["rule"], grid)
+    return out
+
+
+def _choose(rule, Cs, fit_predict, y, n_folds, cv_seed, predict_test, y_test):
+    """C by CV accuracy (``cross_validation``) or by the observed-label test error (``test_set``).
+
+    Returns (C, mean CV accuracy or NaN, test predictions of the model refitted with C).
+    """
+    if rule == "cross_validation":
+        C, cv_accuracy, _ = cross_validated_choice(list(Cs), fit_predict, y, n_folds, cv_seed)
+        return C, cv_accuracy, predict_test(C)
+    predictions = [predict_test(C) for C in Cs]
+    errors = [misclassification_rate(y_test, p) for p in predictions]
+    best = int(np.argmin(errors))  # first minimum, as SVM_Example.py
+    return Cs[best], np.nan, predictions[best]
+
+
+def _fit_features(method, train, test, rule, Cs, n_folds, selection, cv_seed):
     X, y, s = train.features(True), train.y, train.S
 
     def fit(C, rows):
@@ -73,35 +142,50 @@ def _fit_features(method, train, test, Cs, n_folds, selection, cv_seed):
             X[rows], y[rows], sensitive_features=s[rows]
         )
 
-    C, cv_accuracy, _ = cross_validated_choice(
-        list(Cs), lambda C, tr, va: fit(C, tr).predict(X[va]), y, n_folds, cv_seed
+    return _choose(
+        rule,
+        Cs,
+        lambda C, tr, va: fit(C, tr).predict(X[va]),
+        y,
+        n_folds,
+        cv_seed,
+        lambda C: fit(C, np.arange(len(y))).predict(test.features(True)),
+        test.y,
     )
-    return C, cv_accuracy, fit(C, np.arange(len(y))).predict(test.features(True))
 
 
-def _fit_oblivious(train, estimation, test, Cs, n_folds, include_s, cv_seed):
+def _fit_oblivious(train, estimation, test, rule, Cs, n_folds, include_s, cv_seed):
     oblivious = ObliviousKernel(kernel="linear", partition="values")
     oblivious.fit(estimation.features(include_s), sensitive_features=estimation.S)
     X = train.features(include_s)
     O = oblivious.gram(X, train.S)
+    test_gram = oblivious.gram(test.features(include_s), test.S, X, train.S)
     y = train.y
 
     def fit(C, rows):
         return SVC(kernel="precomputed", C=C).fit(O[np.ix_(rows, rows)], y[rows])
 
-    C, cv_accuracy, _ = cross_validated_choice(
-        list(Cs), lambda C, tr, va: fit(C, tr).predict(O[np.ix_(va, tr)]), y, n_folds, cv_seed
+    return _choose(
+        rule,
+        Cs,
+        lambda C, tr, va: fit(C, tr).predict(O[np.ix_(va, tr)]),
+        y,
+        n_folds,
+        cv_seed,
+        lambda C: fit(C, np.arange(len(y))).predict(test_gram),
+        test.y,
     )
-    model = fit(C, np.arange(len(y)))
-    test_gram = oblivious.gram(test.features(include_s), test.S, X, train.S)
-    return C, cv_accuracy, model.predict(test_gram)
 
 
-def run_repetition(*, seed, repetition, variant, variant_params, sizes, Cs, n_folds):
+def run_repetition(
+    *, seed, repetition, variant, variant_params, sizes, selection, n_folds, c_selection="cv"
+):
     """All methods on one draw; returns one record per method.
 
-    The stream is keyed by (``"students"``, repetition) and not by the variant, so that both
-    variants start from the same random numbers.
+    ``selection`` maps every method to its (rule, C grid) (:func:`method_selection`);
+    ``c_selection`` names that reading in the records. The stream is keyed by
+    (``"students"``, repetition), not by the variant or the C reading, so that every reading
+    starts from the same random numbers.
     """
     rng = generator(seed, "students", repetition)
     generator_params = {key: variant_params[key] for key in GENERATOR_KEYS}
@@ -113,12 +197,14 @@ def run_repetition(*, seed, repetition, variant, variant_params, sizes, Cs, n_fo
     cv_seed = int(rng.integers(2**31 - 1))
     records = []
     for method in METHODS:
+        rule, Cs = selection[method]
         start = time.process_time()
         if method == "oblivious_svm":
             C, cv_accuracy, prediction = _fit_oblivious(
                 train,
                 estimation,
                 test,
+                rule,
                 Cs,
                 n_folds,
                 variant_params["oblivious_include_s"],
@@ -129,6 +215,7 @@ def run_repetition(*, seed, repetition, variant, variant_params, sizes, Cs, n_fo
                 method,
                 train,
                 test,
+                rule,
                 Cs,
                 n_folds,
                 variant_params["linear_ferm_selection"],
@@ -138,6 +225,8 @@ def run_repetition(*, seed, repetition, variant, variant_params, sizes, Cs, n_fo
             {
                 "study": "students",
                 "variant": variant,
+                "c_selection": c_selection,
+                "c_rule": rule,
                 "repetition": repetition,
                 "method": method,
                 "seed": int(seed),
@@ -145,7 +234,7 @@ def run_repetition(*, seed, repetition, variant, variant_params, sizes, Cs, n_fo
                 "params": {**variant_params, "Cs": list(Cs), "n_folds": n_folds},
                 "sizes": dict(sizes),
                 "C": float(C),
-                "cv_accuracy": cv_accuracy,
+                "cv_accuracy": float(cv_accuracy),
                 **_scores(prediction, test),
                 "cpu_seconds": time.process_time() - start,
             }
@@ -153,8 +242,10 @@ def run_repetition(*, seed, repetition, variant, variant_params, sizes, Cs, n_fo
     return records
 
 
-def run_variant(*, seed, variant, variant_params, sizes, n_repetitions, Cs, n_folds):
-    """All repetitions of one generator variant."""
+def run_variant(
+    *, seed, variant, variant_params, sizes, n_repetitions, selection, n_folds, c_selection="cv"
+):
+    """All repetitions of one (generator variant, C-selection reading)."""
     records = []
     for repetition in range(n_repetitions):
         records += run_repetition(
@@ -163,14 +254,17 @@ def run_variant(*, seed, variant, variant_params, sizes, n_repetitions, Cs, n_fo
             variant=variant,
             variant_params=variant_params,
             sizes=sizes,
-            Cs=Cs,
+            selection=selection,
             n_folds=n_folds,
+            c_selection=c_selection,
         )
     return records
 
 
 COLUMNS = [
     "variant",
+    "c_selection",
+    "c_rule",
     "repetition",
     "method",
     "C",
@@ -185,22 +279,29 @@ COLUMNS = [
 
 
 def tidy(records):
-    """One row per (variant, repetition, method)."""
+    """One row per (variant, C selection, repetition, method)."""
     frame = pd.DataFrame.from_records(records)[COLUMNS]
     order = {m: k for k, m in enumerate(METHODS)}
     return frame.sort_values(
-        ["variant", "method", "repetition"],
+        ["variant", "c_selection", "method", "repetition"],
         key=lambda c: c.map(order) if c.name == "method" else c,
         kind="stable",
     ).reset_index(drop=True)
 
 
 def aggregate(runs):
-    """Mean and sd (ddof = 1) per (variant, method) of the errors, e_β and DEO."""
+    """Mean and sd (ddof = 1) per (variant, C selection, method) of the errors, e_β, DEO and
+    the positive rate."""
     rows = []
-    for (variant, method), group in runs.groupby(["variant", "method"], sort=False):
-        row = {"variant": variant, "method": method, "label": METHOD_LABELS[method]}
-        for metric in ("error_observed", "error_true", "beta", "deo"):
+    keys = ["variant", "c_selection", "method"]
+    for (variant, c_selection, method), group in runs.groupby(keys, sort=False):
+        row = {
+            "variant": variant,
+            "c_selection": c_selection,
+            "method": method,
+            "label": METHOD_LABELS[method],
+        }
+        for metric in ("error_observed", "error_true", "beta", "deo", "positive_rate"):
             row[f"{metric}_mean"] = float(group[metric].mean())
             row[f"{metric}_sd"] = float(group[metric].std(ddof=1)) if len(group) > 1 else np.nan
         row["n_reps"] = len(group)
