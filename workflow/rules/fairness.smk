@@ -11,6 +11,15 @@ STUDENTS_RUNS = [
     for c_selection, spec in STUDENTS["c_selections"].items()
     for variant in spec["variants"]
 ]
+STUDENTS_PRIMARY = f"{STUDENTS['primary_variant']}/{STUDENTS['primary_c_selection']}"
+# Fig. 3 rows: the primary reading first, then the others in config order.
+STUDENTS_READINGS = [STUDENTS_PRIMARY] + [
+    f"{variant}/{c_selection}"
+    for c_selection, spec in STUDENTS["c_selections"].items()
+    for variant in spec["variants"]
+    if f"{variant}/{c_selection}" != STUDENTS_PRIMARY
+]
+
 # One job per (protocol, grid): all methods in one process (FERM dominates; the others take
 # seconds), so interpreter start-up and parsing Adult do not dominate the quick config.
 ADULT_RUNS = expand(
