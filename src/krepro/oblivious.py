@@ -40,7 +40,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from krepro.conditional import PartitionConditionalMean, make_partition
 from krepro.kernels import gram, kernel_params
 
-__all__ = ["ObliviousKernel", "check_sensitive_features"]
+__all__ = ["ObliviousFeatures", "ObliviousKernel", "check_sensitive_features"]
 
 
 def check_sensitive_features(sensitive_features, n_samples):
@@ -383,3 +383,6 @@ class ObliviousKernel(BaseEstimator):
         XA, SA = self._check_points(XA, SA)
         XB = validate_data(self, XB, dtype=float, reset=False)
         return self._kernel(XA, XB) + self._coefficients(SA) @ self._component_products(XB).T
+
+
+from krepro.oblivious_features import ObliviousFeatures  # noqa: E402  (explicit features)
