@@ -308,7 +308,10 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
         membership = self.conditional_mean_.membership(S)
         if sparse.issparse(membership):
             membership = membership.tocsr()
-        features -= membership @ self.cell_means_
+        # In blocks of rows: no second n × D array.
+        for start in range(0, features.shape[0], BLOCK_ROWS):
+            rows = slice(start, start + BLOCK_ROWS)
+            features[rows] -= membership[rows] @ self.cell_means_
         features += self.mean_
         return features
 
