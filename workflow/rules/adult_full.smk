@@ -28,6 +28,7 @@ ADULT_FULL_SETTINGS = {
     )
 }
 ADULT_FULL_REPORT_CODE = src_digest(
+    "experiments/adult_full.py",  # method labels
     "report/adult_full.py",
     "report/tables.py",
     "report/figures.py",
