@@ -16,7 +16,16 @@ so the SVM on the projected features :math:`P\tilde\varphi(x)` solves the SVM un
 constraint :math:`\langle w, u\rangle = 0` with the same regulariser :math:`\lVert w\rVert^2`.
 (:class:`krepro.ferm.LinearFERM` instead eliminates one coordinate, which changes the
 regulariser.) With every training point a Nyström landmark, a linear SVM
-(``SVC(kernel="linear")``) on :class:`FERMFeatures` solves the same dual as kernel FERM.
+(``SVC(kernel="linear")``) on :class:`FERMFeatures` solves this constrained SVM exactly, i.e.
+the SVM on the projected kernel of :func:`ferm_projected_gram`.
+
+This is not quite the QP of Donini et al.'s eq. (14) (:class:`krepro.ferm.FERMClassifier`):
+that QP keeps the SVM dual's parametrisation :math:`w = \sum_i \alpha_i y_i \varphi(x_i)` with
+:math:`0 \le \alpha_i \le C` and adds :math:`\langle w, u\rangle = 0` as a row, which is not
+the Lagrangian dual of the constrained primal (the constraint's multiplier adds a multiple of
+:math:`u` to :math:`w`). Both satisfy the constraint; the projection reaches the lower primal
+objective :math:`\tfrac12\lVert w\rVert^2 + C\sum_i \max(0, 1 - y_i f(x_i))`, and the
+predictions of the two mostly agree (``tests/test_oblivious_features.py``).
 """
 
 from __future__ import annotations
