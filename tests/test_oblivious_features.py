@@ -209,3 +209,17 @@ def test_ferm_features_without_groups_is_plain_map():
     np.testing.assert_allclose(F, ferm.feature_map_.transform(X))
     with pytest.raises(ValueError, match="binary sensitive"):
         FERMFeatures(n_components=5).fit(X, y, sensitive_features=np.arange(len(X)) % 3)
+
+
+def test_landmark_pool_makes_learner_rows_exact():
+    """Algorithm 1's split: estimation half for the means, landmarks from both halves."""
+    X, S = _data(n=80)
+    learn, estimate = slice(0, 40), slice(40, None)
+    exact = ObliviousKernel(gamma=0.3).fit(X[estimate], sensitive_features=S[estimate])
+    features = ObliviousFeatures(gamma=0.3, n_components=80, random_state=0).fit(
+        X[estimate], sensitive_features=S[estimate], landmarks=X
+    )
+    Z = features.transform(X[learn], sensitive_features=S[learn])
+    np.testing.assert_allclose(Z @ Z.T, exact.gram(X[learn], S[learn]), atol=1e-8)
+    with pytest.raises(ValueError, match="landmarks"):
+        features.fit(X, sensitive_features=S, landmarks=X[:, :2])

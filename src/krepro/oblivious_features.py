@@ -268,12 +268,20 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
         self.variant = variant
         self.random_state = random_state
 
-    def _fit_features(self, X, sensitive_features):
+    def _fit_features(self, X, sensitive_features, landmarks):
         """Fit the map and the conditional means; return the plain features of ``X``."""
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}.")
         X = validate_data(self, X, dtype=float)
         S = check_sensitive_features(sensitive_features, X.shape[0])
+        pool = X
+        if landmarks is not None:
+            pool = np.asarray(landmarks, dtype=float)
+            if pool.ndim != 2 or pool.shape[1] != X.shape[1]:
+                raise ValueError(
+                    f"landmarks must be a 2-d array with {X.shape[1]} columns (the features "
+                    f"of X), got shape {pool.shape}."
+                )
         self.single_group_ = sensitive_features is None
         self.feature_map_ = KernelFeatureMap(
             kernel=self.kernel,
@@ -284,7 +292,7 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
             n_components=self.n_components,
             approximation=self.approximation,
             random_state=self.random_state,
-        ).fit(X)
+        ).fit(pool)
         self.n_components_ = self.feature_map_.n_components_
         features = self.feature_map_.transform(X)
         if self.conditional_mean is None:
@@ -315,31 +323,36 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
         features += self.mean_
         return features
 
-    def fit(self, X, y=None, *, sensitive_features=None):
-        """Draw the feature map from ``X`` and estimate the conditional means on it.
+    def fit(self, X, y=None, *, sensitive_features=None, landmarks=None):
+        """Draw the feature map and estimate the conditional means on ``X``.
 
         Parameters
         ----------
         X : array-like of shape (m, n_features)
-            Fit (estimation) points; also the landmark pool of the Nyström map.
+            Fit (estimation) points; also the landmark pool of the Nyström map unless
+            ``landmarks`` is given.
         y : ignored
         sensitive_features : array-like of shape (m,) or (m, d), default=None
             ``None`` means one group (``z`` = plain features).
+        landmarks : array-like of shape (p, n_features), default=None
+            Pool the Nyström landmarks (RFF: the feature dimension) are drawn from, e.g. the
+            learner's and the estimation points together: with every point of the pool a
+            landmark, inner products of features of pool points are exact kernel values.
 
         Returns
         -------
         self : ObliviousFeatures
         """
-        self._fit_features(X, sensitive_features)
+        self._fit_features(X, sensitive_features, landmarks)
         return self
 
-    def fit_transform(self, X, y=None, *, sensitive_features=None):
+    def fit_transform(self, X, y=None, *, sensitive_features=None, landmarks=None):
         """``fit`` then the features of the fit points (one pass over the feature map).
 
         Returns the oblivious features ``z`` (``variant="oblivious"``) or the plain features
         (``variant="m_oblivious"``), shape ``(m, n_components_)``.
         """
-        features, S = self._fit_features(X, sensitive_features)
+        features, S = self._fit_features(X, sensitive_features, landmarks)
         if self.variant == "m_oblivious":
             return features
         return self._oblivious(features, S)

@@ -187,7 +187,8 @@ def _fit_predict(split, method, C, gamma, settings, seed):
             variant=method,
             random_state=landmarks,
         )
-        features.fit(X[estimate], sensitive_features=s[estimate])
+        # Landmarks from every training row: learner and estimation points alike.
+        features.fit(X[estimate], sensitive_features=s[estimate], landmarks=X)
         if method == "oblivious":
             F = features.transform(X[learn], sensitive_features=s[learn])
         else:
@@ -334,8 +335,8 @@ def _feature_predictions(split, method, C, gamma, n_components, random_state):
         Xo, Xo_test = split.without_sensitive(X), split.without_sensitive(split.X_test)
         learn, estimate = _oblivious_rows(len(y), "split")
         features = ObliviousFeatures(
-            gamma=gamma, n_components=min(n_components, len(estimate)), random_state=random_state
-        ).fit(Xo[estimate], sensitive_features=s[estimate])
+            gamma=gamma, n_components=min(n_components, len(y)), random_state=random_state
+        ).fit(Xo[estimate], sensitive_features=s[estimate], landmarks=Xo)
         if method == "oblivious":
             F = features.transform(Xo[learn], sensitive_features=s[learn])
         else:

@@ -184,8 +184,9 @@ def _check_features_match_exact(sweep, claim):
     detail = (
         "Share of test predictions equal to the exact method's: "
         + "; ".join(parts)
-        + f" (threshold {threshold:g}). The oblivious SVMs draw their landmarks from the"
-        " estimation half only, so their learner points are projected, not reproduced exactly."
+        + f" (threshold {threshold:g}). Landmarks are drawn from all training rows (for the"
+        " oblivious SVMs: learner and estimation halves), so with every row a landmark the"
+        " features reproduce the exact kernel on the training rows."
     )
     return verdict, detail, worst
 
