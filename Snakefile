@@ -1,6 +1,6 @@
 """krepro: reproduce the tables and figures of the kernel-method papers.
 
-Targets: all (default), illustration, students, adult, ridge, cme, dcm_synthetic,
+Targets: all (default), illustration, students, adult, adult_full, ridge, cme, dcm_synthetic,
 dcm_parkinsons, coverage.
 See README.md.
 """
@@ -26,6 +26,7 @@ include: "workflow/rules/ridge.smk"
 include: "workflow/rules/cme.smk"
 include: "workflow/rules/dcm.smk"
 include: "workflow/rules/fairness.smk"
+include: "workflow/rules/adult_full.smk"
 include: "workflow/rules/coverage.smk"
 include: "workflow/rules/report.smk"
 
@@ -38,6 +39,7 @@ localrules:
     illustration,
     students,
     adult,
+    adult_full,
     ridge,
     cme,
     dcm_synthetic,
@@ -51,6 +53,9 @@ localrules:
     students_report,
     adult_aggregate,
     adult_report,
+    adult_full_aggregate,
+    adult_full_figure,
+    adult_full_report,
     ridge_aggregate,
     ridge_figure,
     ridge_report,
@@ -80,5 +85,6 @@ rule all:
         rules.dcm_parkinsons.input,
         rules.students.input,
         rules.adult.input,
+        rules.adult_full.input,
         rules.coverage.input,
         "results/report.md",

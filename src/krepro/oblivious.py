@@ -58,7 +58,7 @@ KERNEL_CONSTRAINTS = {
     "conditional_mean": [HasMethods(["fit", "membership"]), None],
 }
 
-__all__ = ["ObliviousKernel"]
+__all__ = ["ObliviousFeatures", "ObliviousKernel"]
 
 
 class _CellAverager:
@@ -395,3 +395,6 @@ class ObliviousKernel(BaseEstimator):
         XA, SA = self._check_points(XA, SA)
         XB = validate_data(self, XB, dtype=float, reset=False)
         return self._kernel(XA, XB) + self._coefficients(SA) @ self._component_products(XB).T
+
+
+from krepro.oblivious_features import ObliviousFeatures  # noqa: E402  (explicit features)

@@ -51,6 +51,15 @@ DCM_PARKINSONS_RULES = {
 }
 STUDENTS_RULES = {"students_fit", "students_aggregate", "students_figure", "students_report"}
 ADULT_RULES = {"fetch_dataset", "adult_fit", "adult_aggregate", "adult_report"}
+ADULT_FULL_RULES = {
+    "fetch_dataset",
+    "adult_full_select",
+    "adult_full_fit",
+    "adult_full_sweep",
+    "adult_full_aggregate",
+    "adult_full_figure",
+    "adult_full_report",
+}
 COVERAGE_RULES = {"coverage_shard", "coverage_aggregate", "coverage_figure", "coverage_report"}
 CME_RULES = {
     "cme_run",
@@ -95,6 +104,11 @@ OUTPUTS = [
     "results/tables/adult_table1.md",
     "results/tables/adult_table1.tex",
     "results/report/adult.md",
+    "results/tables/adult_full.csv",
+    "results/tables/adult_full.md",
+    "results/tables/adult_full_sweep.csv",
+    "results/figures/adult_full.png",
+    "results/report/adult_full.md",
     "results/tables/coverage_table1.csv",
     "results/tables/coverage_table1.md",
     "results/coverage/repetitions.csv",
@@ -263,6 +277,7 @@ def tiny_run(tmp_path_factory) -> Path:
             ILLUSTRATION_RULES
             | STUDENTS_RULES
             | ADULT_RULES
+            | ADULT_FULL_RULES
             | RIDGE_RULES
             | CME_RULES
             | DCM_SYNTHETIC_RULES
@@ -273,6 +288,7 @@ def tiny_run(tmp_path_factory) -> Path:
         ("illustration", ILLUSTRATION_RULES | {"illustration"}),
         ("students", STUDENTS_RULES | {"students"}),
         ("adult", ADULT_RULES | {"adult"}),
+        ("adult_full", ADULT_FULL_RULES | {"adult_full"}),
         ("ridge", RIDGE_RULES | {"ridge"}),
         ("cme", CME_RULES | {"cme"}),
         ("dcm_synthetic", DCM_SYNTHETIC_RULES | {"dcm_synthetic"}),
@@ -300,8 +316,11 @@ def test_default_config_dry_run_schedules_expected_rules(target, expected):
         ),
         "coverage_shard": n_coverage_shards(config),
         "adult_fit": len(config["adult"]["protocols"]) * len(config["adult"]["run_grids"]),
+        "adult_full_fit": len(config["adult_full"]["methods"]),
         # one download per file: adult.data and adult.test, parkinsons_updrs.data
-        "fetch_dataset": {"adult": 2, "dcm_parkinsons": 1, "all": 3}.get(target, 0),
+        "fetch_dataset": {"adult": 2, "adult_full": 2, "dcm_parkinsons": 1, "all": 3}.get(
+            target, 0
+        ),
     }
     for rule, count in stats.items():
         assert count == counts.get(rule, 1), (rule, stats)

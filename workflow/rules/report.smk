@@ -6,6 +6,7 @@ REPORT_EXPERIMENTS = [
     "illustration",
     "students",
     "adult",
+    "adult_full",
     "ridge",
     "cme",
     "cme_oblivious",

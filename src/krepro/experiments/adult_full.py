@@ -1,0 +1,417 @@
+r"""Kernel fairness on all of UCI Adult with explicit features, beside fairlearn's tools.
+
+Table 1 of the oblivious-data paper (§7.1) ran the RBF methods on 1,628 training rows because
+the exact methods cost :math:`O(n^2)` memory. Here the RBF kernel is approximated by
+``n_components`` Nyström features (:class:`~krepro.oblivious_features.KernelFeatureMap`), so
+every method runs on the corrected protocol's 30,162 training and 15,060 test rows
+(:func:`krepro.data.adult.load_adult`, ``protocol="corrected"``) with one linear classifier
+(:class:`sklearn.svm.LinearSVC`, primal squared hinge) on top:
+
+``svm``
+    the classifier on the features of X (gender included, as Table 1's SVM);
+``ferm``
+    :class:`~krepro.ferm_features.FERMFeatures`: features projected onto :math:`u^\perp`
+    (FERM's ε = 0 constraint), then the classifier;
+``oblivious`` / ``m_oblivious``
+    :class:`~krepro.oblivious_features.ObliviousFeatures` on X without gender: conditional
+    means estimated on the second half of the training rows, the classifier trained on the
+    first half's oblivious (``oblivious``) or plain (``m_oblivious``) features, test points
+    mapped to oblivious features (Algorithm 1's split; ``oblivious_estimation: in_sample``
+    uses all rows for both);
+``correlation_remover``
+    fairlearn's :class:`~fairlearn.preprocessing.CorrelationRemover` (the linear special case
+    of the oblivious map for binary S) on X, then the same features and classifier;
+``exponentiated_gradient``
+    fairlearn's reduction :class:`~fairlearn.reductions.ExponentiatedGradient` with
+    :class:`~fairlearn.reductions.TruePositiveRateParity` (DEO's constraint) around the
+    classifier on the SVM's features (randomised predictions, seeded);
+``threshold_optimizer``
+    fairlearn's post-processing :class:`~fairlearn.postprocessing.ThresholdOptimizer`
+    (true-positive-rate parity, accuracy objective) on the fitted SVM's decision values.
+
+The kernel scale γ and C are chosen once, for the plain SVM, by accuracy on a stratified
+validation part of the training rows (:func:`select_hyperparameters`), and shared by every
+method, so that the methods differ only in their fairness intervention.
+
+:func:`run_sweep` is the landmark sweep on the 1,628-row split: the exact Gram-matrix methods
+(``SVC`` on the RBF kernel, kernel FERM's QP and its exact primal, the oblivious and
+M-oblivious SVMs of :class:`~krepro.oblivious.ObliviousKernel`) against the same methods on
+``n_components`` Nyström features with the same solver (libsvm, ``SVC(kernel="linear")``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from fairlearn.postprocessing import ThresholdOptimizer
+from fairlearn.preprocessing import CorrelationRemover
+from fairlearn.reductions import ExponentiatedGradient, TruePositiveRateParity
+from sklearn.model_selection import train_test_split
+from sklearn.svm import SVC, LinearSVC
+
+from krepro.ferm import FERMClassifier
+from krepro.ferm_features import FERMFeatures, ferm_projected_gram
+from krepro.kernels import gram
+from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
+from krepro.oblivious import ObliviousKernel
+from krepro.oblivious_features import KernelFeatureMap, ObliviousFeatures
+from krepro.seeding import seed_sequence
+
+__all__ = [
+    "ESTIMATIONS",
+    "FULL_TRAIN_ROWS",
+    "METHODS",
+    "METHOD_LABELS",
+    "SWEEP_METHODS",
+    "run_full_method",
+    "run_sweep",
+    "select_hyperparameters",
+]
+
+STUDY = "adult_full"
+# Every complete adult.data row: the corrected protocol's training set at full scale.
+FULL_TRAIN_ROWS = 30162
+# name: (label, family)
+METHODS = {
+    "svm": ("SVM (RBF)", "kernel"),
+    "ferm": ("FERM (RBF)", "kernel"),
+    "oblivious": ("Oblivious (RBF)", "kernel"),
+    "m_oblivious": ("M-Oblivious (RBF)", "kernel"),
+    "correlation_remover": ("CorrelationRemover + SVM (RBF)", "fairlearn"),
+    "exponentiated_gradient": ("ExponentiatedGradient, TPR parity (RBF)", "fairlearn"),
+    "threshold_optimizer": ("ThresholdOptimizer, TPR parity (RBF)", "fairlearn"),
+}
+METHOD_LABELS = {name: spec[0] for name, spec in METHODS.items()}
+SWEEP_METHODS = ("svm", "ferm", "oblivious", "m_oblivious")
+ESTIMATIONS = ("split", "in_sample")
+
+
+def _random_state(seed, *keys):
+    """A 32-bit integer seed for scikit-learn / fairlearn from the stream ``(seed, *keys)``."""
+    return int(seed_sequence(seed, STUDY, *keys).generate_state(1)[0])
+
+
+def _classifier(C, settings):
+    return LinearSVC(C=C, dual=False, tol=settings["tol"], max_iter=settings["max_iter"])
+
+
+def _feature_map(gamma, n_components, approximation, random_state):
+    return KernelFeatureMap(
+        kernel="rbf",
+        gamma=gamma,
+        n_components=n_components,
+        approximation=approximation,
+        random_state=random_state,
+    )
+
+
+def _scores(y_true, y_pred, s):
+    return {
+        "error": misclassification_rate(y_true, y_pred),
+        "deo": equal_opportunity_difference(y_true, y_pred, sensitive_features=s),
+        "beta": beta_dependence(y_pred, s, labels=np.unique(y_true)),
+        "positive_rate": float(np.mean(y_pred == 1)),
+    }
+
+
+def select_hyperparameters(
+    split, *, grid, n_components, approximation, classifier, seed, validation_fraction
+):
+    """(C, γ) of the plain SVM with the best accuracy on a stratified validation part.
+
+    Candidates in ``GridSearchCV`` order (C outer, γ inner; first on ties). A one-point grid
+    is returned without fitting. Returns a record with the choice and every score.
+    """
+    candidates = [(float(C), float(g)) for C in grid["C"] for g in grid["gamma"]]
+    start = time.process_time()
+    scores = []
+    if len(candidates) > 1:
+        rows = np.arange(len(split.y_train))
+        fit_rows, validation_rows = train_test_split(
+            rows,
+            test_size=validation_fraction,
+            stratify=split.y_train,
+            random_state=_random_state(seed, "validation"),
+        )
+        X_fit, X_val = split.X_train[fit_rows], split.X_train[validation_rows]
+        y_fit, y_val = split.y_train[fit_rows], split.y_train[validation_rows]
+        for gamma in grid["gamma"]:
+            feature_map = _feature_map(
+                gamma, n_components, approximation, _random_state(seed, "landmarks", "select")
+            ).fit(X_fit)
+            F_fit, F_val = feature_map.transform(X_fit), feature_map.transform(X_val)
+            for C in grid["C"]:
+                model = _classifier(C, classifier).fit(F_fit, y_fit)
+                accuracy = float(np.mean(model.predict(F_val) == y_val))
+                scores.append({"C": float(C), "gamma": float(gamma), "accuracy": accuracy})
+        order = {(c, g): k for k, (c, g) in enumerate(candidates)}
+        best = max(scores, key=lambda r: (r["accuracy"], -order[(r["C"], r["gamma"])]))
+        choice = (best["C"], best["gamma"])
+    else:
+        choice = candidates[0]
+    return {
+        "study": STUDY,
+        "C": choice[0],
+        "gamma": choice[1],
+        "scores": scores,
+        "validation_fraction": validation_fraction if len(candidates) > 1 else None,
+        "cpu_seconds": time.process_time() - start,
+    }
+
+
+def _oblivious_rows(n, estimation):
+    if estimation == "split":
+        half = n // 2
+        return np.arange(half), np.arange(half, n)
+    if estimation == "in_sample":
+        return np.arange(n), np.arange(n)
+    raise ValueError(f"oblivious_estimation must be one of {ESTIMATIONS}, got {estimation!r}.")
+
+
+def _fit_predict(split, method, C, gamma, settings, seed):
+    """Fit one method; return (train rows used, train predictions, a predict function)."""
+    n_components, approximation = settings["n_components"], settings["approximation"]
+    classifier = settings["classifier"]
+    landmarks = _random_state(seed, "landmarks", method)
+    X, y, s = split.X_train, split.y_train, split.s_train
+    all_rows = np.arange(len(y))
+    if method in ("oblivious", "m_oblivious"):
+        X, X_test = split.without_sensitive(X), split.without_sensitive(split.X_test)
+        learn, estimate = _oblivious_rows(len(y), settings["oblivious_estimation"])
+        features = ObliviousFeatures(
+            kernel="rbf",
+            gamma=gamma,
+            n_components=n_components,
+            approximation=approximation,
+            variant=method,
+            random_state=landmarks,
+        )
+        # Landmarks from every training row: learner and estimation points alike.
+        features.fit(X[estimate], sensitive_features=s[estimate], landmarks=X)
+        if method == "oblivious":
+            F = features.transform(X[learn], sensitive_features=s[learn])
+        else:
+            F = features.plain_transform(X[learn])
+        model = _classifier(C, classifier).fit(F, y[learn])
+        return (
+            learn,
+            model.predict(F),
+            lambda: model.predict(features.transform(X_test, sensitive_features=split.s_test)),
+        )
+    if method == "ferm":
+        ferm = FERMFeatures(
+            kernel="rbf",
+            gamma=gamma,
+            n_components=n_components,
+            approximation=approximation,
+            random_state=landmarks,
+        )
+        F = ferm.fit_transform(X, y, sensitive_features=s)
+        model = _classifier(C, classifier).fit(F, y)
+        return all_rows, model.predict(F), lambda: model.predict(ferm.transform(split.X_test))
+    X_test = split.X_test
+    if method == "correlation_remover":
+        remover = CorrelationRemover(
+            sensitive_feature_ids=list(split.sensitive_columns),
+            alpha=settings["correlation_remover_alpha"],
+        ).fit(X)
+        X, X_test = remover.transform(X), remover.transform(X_test)
+    # The SVM's features (same landmarks for svm, correlation_remover and the fairlearn peers).
+    feature_map = _feature_map(
+        gamma, n_components, approximation, _random_state(seed, "landmarks", "svm")
+    ).fit(X)
+    F = feature_map.transform(X)
+    if method in ("svm", "correlation_remover"):
+        model = _classifier(C, classifier).fit(F, y)
+        return all_rows, model.predict(F), lambda: model.predict(feature_map.transform(X_test))
+    y01 = (y == 1).astype(int)
+    predict_state = _random_state(seed, "predict", method)
+    if method == "exponentiated_gradient":
+        options = settings["exponentiated_gradient"]
+        reduction = ExponentiatedGradient(
+            _classifier(C, classifier),
+            constraints=TruePositiveRateParity(),
+            eps=options["eps"],
+            max_iter=options["max_iter"],
+        )
+        reduction.fit(F, y01, sensitive_features=s)
+
+        def predict(features):
+            return 2 * reduction.predict(features, random_state=predict_state) - 1
+
+        return all_rows, predict(F), lambda: predict(feature_map.transform(X_test))
+    if method == "threshold_optimizer":
+        base = _classifier(C, classifier).fit(F, y)
+        post = ThresholdOptimizer(
+            estimator=base,
+            constraints="true_positive_rate_parity",
+            objective="accuracy_score",
+            prefit=True,
+            predict_method="decision_function",
+        )
+        post.fit(F, y01, sensitive_features=s)
+
+        def predict(features, groups):
+            labels = post.predict(features, sensitive_features=groups, random_state=predict_state)
+            return 2 * np.asarray(labels) - 1
+
+        return all_rows, predict(F, s), lambda: predict(feature_map.transform(X_test), split.s_test)
+    raise ValueError(f"Unknown method {method!r}; expected one of {sorted(METHODS)}.")
+
+
+def run_full_method(split, method, *, C, gamma, settings, seed):
+    """Fit and score one method on the whole split; returns one run record (dict).
+
+    ``settings``: ``n_components``, ``approximation``, ``classifier`` (``tol``, ``max_iter``),
+    ``oblivious_estimation``, ``correlation_remover_alpha``, ``exponentiated_gradient``
+    (``eps``, ``max_iter``).
+    """
+    if method not in METHODS:
+        raise ValueError(f"Unknown method {method!r}; expected one of {sorted(METHODS)}.")
+    label, family = METHODS[method]
+    start_wall, start_cpu = time.perf_counter(), time.process_time()
+    rows, train_prediction, predict_test = _fit_predict(split, method, C, gamma, settings, seed)
+    fit_cpu = time.process_time() - start_cpu
+    test_prediction = predict_test()
+    predict_cpu = time.process_time() - start_cpu - fit_cpu
+    scores = _scores(split.y_test, test_prediction, split.s_test)
+    return {
+        "study": STUDY,
+        "protocol": split.protocol,
+        "method": method,
+        "label": label,
+        "family": family,
+        "approximation": settings["approximation"],
+        "n_components": int(settings["n_components"]),
+        "C": float(C),
+        "gamma": float(gamma),
+        "test_error": scores["error"],
+        "deo": scores["deo"],
+        "beta": scores["beta"],
+        "positive_rate": scores["positive_rate"],
+        "train_error": misclassification_rate(split.y_train[rows], train_prediction),
+        "n_train": len(rows),
+        "n_test": len(split.y_test),
+        "n_features": int(split.X_train.shape[1]),
+        "fit_cpu_seconds": fit_cpu,
+        "predict_cpu_seconds": predict_cpu,
+        "wall_seconds": time.perf_counter() - start_wall,
+        "status": "ok",
+    }
+
+
+def _exact_predictions(split, C, gamma):
+    """Test predictions of the exact Gram-matrix methods (fixed C, γ); the sweep's limits."""
+    X, y, s = split.X_train, split.y_train, split.s_train
+    X_test = split.X_test
+    out = {}
+    out["svm"] = SVC(kernel="rbf", C=C, gamma=gamma).fit(X, y).predict(X_test)
+    out["ferm_qp"] = (
+        FERMClassifier(kernel="rbf", C=C, gamma=gamma, intercept="free")
+        .fit(X, y, sensitive_features=s)
+        .predict(X_test)
+    )
+    K_projected, K_test_projected = ferm_projected_gram(
+        gram(X, None, "rbf", gamma=gamma), y, s, gram(X_test, X, "rbf", gamma=gamma)
+    )
+    out["ferm"] = SVC(kernel="precomputed", C=C).fit(K_projected, y).predict(K_test_projected)
+    Xo, Xo_test = split.without_sensitive(X), split.without_sensitive(X_test)
+    learn, estimate = _oblivious_rows(len(y), "split")
+    kernel = ObliviousKernel(kernel="rbf", gamma=gamma).fit(
+        Xo[estimate], sensitive_features=s[estimate]
+    )
+    model = SVC(kernel="precomputed", C=C).fit(kernel.gram(Xo[learn], s[learn]), y[learn])
+    out["oblivious"] = model.predict(kernel.gram(Xo_test, split.s_test, Xo[learn], s[learn]))
+    model = SVC(kernel="precomputed", C=C).fit(kernel.plain_gram(Xo[learn]), y[learn])
+    out["m_oblivious"] = model.predict(kernel.mixed_gram(Xo_test, split.s_test, Xo[learn]))
+    return out
+
+
+def _feature_predictions(split, method, C, gamma, n_components, random_state):
+    """Test predictions of one method on Nyström features with libsvm's linear SVM."""
+    X, y, s = split.X_train, split.y_train, split.s_train
+    if method in ("oblivious", "m_oblivious"):
+        Xo, Xo_test = split.without_sensitive(X), split.without_sensitive(split.X_test)
+        learn, estimate = _oblivious_rows(len(y), "split")
+        features = ObliviousFeatures(
+            gamma=gamma, n_components=min(n_components, len(y)), random_state=random_state
+        ).fit(Xo[estimate], sensitive_features=s[estimate], landmarks=Xo)
+        if method == "oblivious":
+            F = features.transform(Xo[learn], sensitive_features=s[learn])
+        else:
+            F = features.plain_transform(Xo[learn])
+        model = SVC(kernel="linear", C=C).fit(F, y[learn])
+        test = features.transform(Xo_test, sensitive_features=split.s_test)
+        return model.predict(test), features.n_components_
+    if method == "ferm":
+        ferm = FERMFeatures(
+            gamma=gamma, n_components=min(n_components, len(y)), random_state=random_state
+        )
+        F = ferm.fit_transform(X, y, sensitive_features=s)
+        model = SVC(kernel="linear", C=C).fit(F, y)
+        return model.predict(ferm.transform(split.X_test)), ferm.n_components_
+    feature_map = _feature_map(gamma, min(n_components, len(y)), "nystroem", random_state).fit(X)
+    model = SVC(kernel="linear", C=C).fit(feature_map.transform(X), y)
+    return model.predict(feature_map.transform(split.X_test)), feature_map.n_components_
+
+
+def run_sweep(split, *, C, gamma, n_components, seed):
+    """Landmark sweep: exact methods and Nyström versions with growing ``n_components``.
+
+    Returns run records: one per exact method (``n_components`` None, ``kind`` "exact") and
+    one per (method, landmark count) with ``agreement``, the share of test predictions equal
+    to the exact method's (FERM's limit is the exact constrained primal, ``ferm``; the QP of
+    Donini et al. is recorded as ``ferm_qp``). Landmark counts above the fit sample are capped
+    (the records hold the count used); repeated counts are skipped.
+    """
+    s_test, y_test = split.s_test, split.y_test
+    records = []
+
+    def record(method, kind, prediction, n_used, agreement, cpu):
+        return {
+            "study": STUDY,
+            "stage": "sweep",
+            "method": method,
+            "kind": kind,
+            "n_components": n_used,
+            "C": float(C),
+            "gamma": float(gamma),
+            **{
+                k if k != "error" else "test_error": v
+                for k, v in _scores(y_test, prediction, s_test).items()
+            },
+            "agreement": agreement,
+            "n_train": len(split.y_train),
+            "n_test": len(y_test),
+            "cpu_seconds": cpu,
+            "status": "ok",
+        }
+
+    start = time.process_time()
+    exact = _exact_predictions(split, C, gamma)
+    exact_cpu = time.process_time() - start
+    for method, prediction in exact.items():
+        records.append(record(method, "exact", prediction, None, 1.0, exact_cpu / len(exact)))
+    for method in SWEEP_METHODS:
+        seen = set()
+        for count in n_components:
+            start = time.process_time()
+            prediction, used = _feature_predictions(
+                split, method, C, gamma, int(count), _random_state(seed, "sweep", method, count)
+            )
+            if used in seen:
+                continue
+            seen.add(used)
+            agreement = float(np.mean(prediction == exact[method]))
+            records.append(
+                record(
+                    method,
+                    "features",
+                    prediction,
+                    int(used),
+                    agreement,
+                    time.process_time() - start,
+                )
+            )
+    return records

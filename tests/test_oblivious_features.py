@@ -1,0 +1,225 @@
+"""Explicit oblivious features (ObliviousFeatures) and FERM on explicit features (FERMFeatures)."""
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.svm import SVC, LinearSVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from krepro.cme import CMEConditionalMean
+from krepro.ferm import FERMClassifier
+from krepro.ferm_features import FERMFeatures, ferm_projected_gram
+from krepro.kernels import gram
+from krepro.oblivious import ObliviousFeatures, ObliviousKernel
+
+
+def _data(n=80, seed=0, cells=3):
+    rng = np.random.default_rng(seed)
+    S = rng.integers(0, cells, n)
+    X = 0.5 * S[:, None] + rng.normal(size=(n, 3))
+    return X, S
+
+
+@parametrize_with_checks(
+    [
+        ObliviousFeatures(n_components=10, random_state=0),
+        ObliviousFeatures(n_components=10, approximation="rff", random_state=0),
+        FERMFeatures(n_components=10, random_state=0),
+    ]
+)
+def test_sklearn_compatible_transformer(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("kernel,params", [("rbf", {"gamma": 0.3}), ("matern", {})])
+def test_full_landmarks_equal_oblivious_gram(kernel, params):
+    """Every fit point a landmark: ⟨z_i, z_j⟩ is Algorithm 1's O (and E.2's test rows)."""
+    X, S = _data()
+    kwargs = {"kernel": kernel, **params}
+    exact = ObliviousKernel(**kwargs).fit(X, sensitive_features=S)
+    features = ObliviousFeatures(**kwargs, n_components=len(X), random_state=0)
+    Z = features.fit_transform(X, sensitive_features=S)
+    np.testing.assert_allclose(Z @ Z.T, exact.gram(X, S), atol=1e-8, rtol=0)
+    np.testing.assert_allclose(features.transform(X, sensitive_features=S), Z, atol=1e-12, rtol=0)
+    # New points: K(t, L) K(L, L)^-1 K(L, x_j) = k(t, x_j) when x_j is a landmark.
+    X_new, S_new = _data(n=15, seed=1)
+    Z_new = features.transform(X_new, sensitive_features=S_new)
+    np.testing.assert_allclose(Z_new @ Z.T, exact.gram(X_new, S_new, X, S), atol=1e-8)
+    plain = features.plain_transform(X)
+    np.testing.assert_allclose(Z_new @ plain.T, exact.mixed_gram(X_new, S_new, X), atol=1e-8)
+
+
+def test_full_landmarks_with_cme_conditional_mean():
+    rng = np.random.default_rng(3)
+    S = rng.uniform(-1, 1, 60)
+    X = S[:, None] + rng.normal(size=(60, 2))
+    cme = CMEConditionalMean(gamma=1.0, alpha=1e-2)
+    exact = ObliviousKernel(gamma=0.5, conditional_mean=cme).fit(X, sensitive_features=S)
+    Z = ObliviousFeatures(
+        gamma=0.5, conditional_mean=cme, n_components=60, random_state=0
+    ).fit_transform(X, sensitive_features=S)
+    np.testing.assert_allclose(Z @ Z.T, exact.gram(X, S), atol=1e-8)
+
+
+def test_linear_kernel_is_group_mean_centring():
+    """Linear kernel, finite S, all landmarks: Z spans the same Gram as X − E[X|S] + E[X]."""
+    X, S = _data(n=40)
+    centred = X.copy()
+    for group in np.unique(S):
+        centred[S == group] += X.mean(axis=0) - X[S == group].mean(axis=0)
+    Z = ObliviousFeatures(kernel="linear", n_components=40).fit_transform(X, sensitive_features=S)
+    np.testing.assert_allclose(Z @ Z.T, centred @ centred.T, atol=1e-8)
+
+
+def test_oblivious_features_have_equal_cell_means_in_sample():
+    X, S = _data(n=300)
+    for approximation in ("nystroem", "rff"):
+        Z = ObliviousFeatures(
+            gamma=0.3, n_components=40, approximation=approximation, random_state=0
+        ).fit_transform(X, sensitive_features=S)
+        means = np.array([Z[S == g].mean(axis=0) for g in np.unique(S)])
+        np.testing.assert_allclose(means, np.broadcast_to(Z.mean(axis=0), means.shape), atol=1e-10)
+
+
+def test_m_oblivious_variant_trains_on_plain_features():
+    X, S = _data()
+    features = ObliviousFeatures(gamma=0.3, n_components=30, variant="m_oblivious", random_state=0)
+    plain = features.fit_transform(X, sensitive_features=S)
+    np.testing.assert_allclose(plain, features.plain_transform(X), atol=1e-12)
+    oblivious = ObliviousFeatures(gamma=0.3, n_components=30, random_state=0)
+    np.testing.assert_allclose(
+        features.transform(X, sensitive_features=S),
+        oblivious.fit_transform(X, sensitive_features=S),
+        atol=1e-12,
+    )
+
+
+def test_single_group_is_plain_features():
+    X, _ = _data()
+    features = ObliviousFeatures(gamma=0.3, n_components=20, random_state=0).fit(X)
+    np.testing.assert_allclose(features.transform(X), features.plain_transform(X), atol=1e-12)
+
+
+def test_errors_name_the_parameter():
+    X, S = _data()
+    with pytest.raises(ValueError, match="approximation"):
+        ObliviousFeatures(approximation="svd").fit(X, sensitive_features=S)
+    with pytest.raises(ValueError, match="variant"):
+        ObliviousFeatures(variant="plain").fit(X, sensitive_features=S)
+    with pytest.raises(ValueError, match="n_components"):
+        ObliviousFeatures(n_components=0).fit(X, sensitive_features=S)
+    with pytest.raises(ValueError, match="rff"):
+        ObliviousFeatures(kernel="linear", approximation="rff").fit(X, sensitive_features=S)
+    fitted = ObliviousFeatures(n_components=10).fit(X, sensitive_features=S)
+    with pytest.raises(ValueError, match="sensitive_features are required"):
+        fitted.transform(X)
+    with pytest.warns(UserWarning, match="n_components"):
+        ObliviousFeatures(n_components=500).fit(X, sensitive_features=S)
+
+
+def test_pipeline_and_grid_search_route_sensitive_features():
+    """Metadata routing: S reaches the transformer in fit, predict and GridSearchCV's scoring."""
+    rng = np.random.default_rng(0)
+    S = rng.integers(0, 2, 200)
+    X = S[:, None] + rng.normal(size=(200, 2))
+    y = (X[:, 0] + rng.normal(size=200) > 0.5).astype(int)
+    with sklearn.config_context(enable_metadata_routing=True):
+        pipe = make_pipeline(
+            ObliviousFeatures(gamma=0.5, n_components=50, random_state=0), LinearSVC()
+        )
+        pipe.fit(X, y, sensitive_features=S)
+        manual = ObliviousFeatures(gamma=0.5, n_components=50, random_state=0)
+        svm = LinearSVC().fit(manual.fit_transform(X, sensitive_features=S), y)
+        np.testing.assert_array_equal(
+            pipe.predict(X, sensitive_features=S),
+            svm.predict(manual.transform(X, sensitive_features=S)),
+        )
+        search = GridSearchCV(pipe, {"linearsvc__C": [0.1, 1.0]}, cv=3, error_score="raise")
+        search.fit(X, y, sensitive_features=S)
+        assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+        assert search.best_estimator_.predict(X, sensitive_features=S).shape == (200,)
+        ferm = make_pipeline(FERMFeatures(gamma=0.5, n_components=50, random_state=0), LinearSVC())
+        ferm.fit(X, y, sensitive_features=S)
+        assert ferm[0].direction_ is not None
+
+
+def _ferm_data(seed=1, n=200, n_test=300):
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, 2, n + n_test)
+    X = rng.normal(size=(n + n_test, 3)) + 0.8 * s[:, None]
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n + n_test) > 0.6, 1, -1)
+    return X[:n], y[:n], s[:n], X[n:]
+
+
+def test_ferm_features_converge_to_exact_constrained_svm():
+    """FERMFeatures + linear SVM → the SVM under ⟨w, u⟩ = 0 (projected kernel) as D grows."""
+    X, y, s, X_test = _ferm_data()
+    gamma, C = 0.5, 1.0
+    K_projected, K_test_projected = ferm_projected_gram(
+        gram(X, None, "rbf", gamma=gamma), y, s, gram(X_test, X, "rbf", gamma=gamma)
+    )
+    exact = SVC(kernel="precomputed", C=C, tol=1e-8).fit(K_projected, y)
+    reference = exact.decision_function(K_test_projected)
+    gaps = []
+    for n_components in (10, 50, len(X)):
+        ferm = FERMFeatures(gamma=gamma, n_components=n_components, random_state=0)
+        F = ferm.fit_transform(X, y, sensitive_features=s)
+        svm = SVC(kernel="linear", C=C, tol=1e-8).fit(F, y)
+        gaps.append(np.abs(svm.decision_function(ferm.transform(X_test)) - reference).max())
+        # The constraint holds exactly in feature space: equal mean score on both groups' positives.
+        scores = svm.decision_function(F)
+        positives = y == 1
+        assert abs(scores[positives & (s == 1)].mean() - scores[positives & (s == 0)].mean()) < 1e-6
+    assert gaps[-1] < 1e-6
+    assert gaps[0] > gaps[-1]
+
+
+def test_ferm_features_versus_kernel_ferm_qp():
+    """Same constraint as FERMClassifier's QP (Donini eq. 14), never a worse primal objective.
+
+    The QP restricts w = Σ α_i y_i φ(x_i) with 0 ≤ α ≤ C *and* ⟨w, u⟩ = 0; the projection solves
+    the constrained primal itself, so its objective ½‖w‖² + C Σ hinge is at most the QP's, and
+    the two classifiers agree on most test points.
+    """
+    X, y, s, X_test = _ferm_data()
+    gamma, C = 0.5, 1.0
+    qp = FERMClassifier(kernel="rbf", gamma=gamma, C=C).fit(X, y, sensitive_features=s)
+    ferm = FERMFeatures(gamma=gamma, n_components=len(X), random_state=0)
+    F = ferm.fit_transform(X, y, sensitive_features=s)
+    svm = SVC(kernel="linear", C=C, tol=1e-8).fit(F, y)
+    K = gram(X, None, "rbf", gamma=gamma)
+    coef = np.zeros(len(X))
+    coef[qp.support_] = qp.dual_coef_[0]
+    qp_scores = K @ coef + qp.intercept_[0]
+    qp_objective = 0.5 * coef @ K @ coef + C * np.maximum(0, 1 - y * qp_scores).sum()
+    w = svm.coef_[0]
+    svm_objective = 0.5 * w @ w + C * np.maximum(0, 1 - y * svm.decision_function(F)).sum()
+    assert svm_objective <= qp_objective + 1e-6
+    agreement = np.mean(svm.predict(ferm.transform(X_test)) == qp.predict(X_test))
+    assert agreement > 0.9
+
+
+def test_ferm_features_without_groups_is_plain_map():
+    X, y, _, _ = _ferm_data()
+    ferm = FERMFeatures(gamma=0.5, n_components=20, random_state=0)
+    F = ferm.fit_transform(X, y)
+    assert ferm.direction_ is None
+    np.testing.assert_allclose(F, ferm.feature_map_.transform(X))
+    with pytest.raises(ValueError, match="binary sensitive"):
+        FERMFeatures(n_components=5).fit(X, y, sensitive_features=np.arange(len(X)) % 3)
+
+
+def test_landmark_pool_makes_learner_rows_exact():
+    """Algorithm 1's split: estimation half for the means, landmarks from both halves."""
+    X, S = _data(n=80)
+    learn, estimate = slice(0, 40), slice(40, None)
+    exact = ObliviousKernel(gamma=0.3).fit(X[estimate], sensitive_features=S[estimate])
+    features = ObliviousFeatures(gamma=0.3, n_components=80, random_state=0).fit(
+        X[estimate], sensitive_features=S[estimate], landmarks=X
+    )
+    Z = features.transform(X[learn], sensitive_features=S[learn])
+    np.testing.assert_allclose(Z @ Z.T, exact.gram(X[learn], S[learn]), atol=1e-8)
+    with pytest.raises(ValueError, match="landmarks"):
+        features.fit(X, sensitive_features=S, landmarks=X[:, :2])
