@@ -211,3 +211,44 @@ def test_parkinsons_fast_worse_and_too_few_repetitions():
     assert verdicts["fast_as_accurate"].n_repetitions == 3
     # The speed-up claim states its own evidence rule (min_repetitions 2).
     assert verdicts["fast_much_faster"].verdict == REPRODUCED
+
+
+def test_figures_draw_one_and_two_informative_components_and_the_sweep(tmp_path):
+    from krepro.report.dcm import plot_fig2, plot_nystrom
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for method, two in (("coir", False), ("dcm", True)):
+        for split in ("train", "test"):
+            y = rng.choice([-1, 1], 60)
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "method": method,
+                        "split": split,
+                        "domain": rng.integers(0, 3, 60),
+                        "y": y,
+                        "z1": y + rng.normal(size=60),
+                        "z2": rng.normal(size=60) if two else np.nan,
+                    }
+                )
+            )
+    plot_fig2(pd.concat(rows, ignore_index=True), tmp_path / "fig2.png")
+    assert (tmp_path / "fig2.png").stat().st_size > 0
+    rmse = {key: 9.0 for key in PARK_METHODS}
+    table, _ = parkinsons_runs(rmse, n_reps=3)
+    sweep = pd.DataFrame(
+        {
+            "centring": "centred",
+            "svr_kernel": "rbf",
+            "target": ["motor", "motor", "total", "total"],
+            "method": "dcm",
+            "n_landmarks": [5, 20, 5, 20],
+            "rmse_mean": [9.0, 8.8, 11.0, 10.9],
+            "rmse_sd": 1.0,
+            "fit_cpu_seconds": [0.003, 0.01, 0.003, 0.01],
+            "n_reps": 3,
+        }
+    )
+    plot_nystrom(sweep, table, tmp_path / "nystrom.png")
+    assert (tmp_path / "nystrom.png").stat().st_size > 0

@@ -600,9 +600,10 @@ def plot_fig2(projections, path):
                         warn_singular=False,
                     )
             where = "training domains" if split == "train" else "unseen domains"
-            ax.set_title(f"{method.upper()}, {where}")
-            ax.set_xlabel("z1 (first informative component)")
-            ax.set_ylabel("z2" if two else "density of z1 (single informative component)")
+            count = "2 informative components" if two else "1 informative component"
+            ax.set_title(f"{method.upper()}, {where} ({count})")
+            ax.set_xlabel("z1")
+            ax.set_ylabel("z2" if two else "density of z1 per class")
     handles = [
         plt.Line2D([], [], ls="", marker=marker, color=color, label=f"y = {label:+d}")
         for label, marker, color in classes
