@@ -105,6 +105,10 @@ CASES = {
         _set("adult.primary_protocol", "nope"),
         ["adult.primary_protocol = 'nope'", "adult.protocols"],
     ),
+    "dcm-primary-reading": (
+        _set("dcm_synthetic.primary.centring", "nope"),
+        ["dcm_synthetic.primary.centring = 'nope'", "dcm_synthetic.centring"],
+    ),
     "students-primary": (
         _set("students.primary_variant", "nope"),
         ["students.primary_variant = 'nope'", "students.variants"],

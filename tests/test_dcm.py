@@ -8,6 +8,8 @@ the 1e-6 tolerances leave three orders of magnitude for round-off.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import sklearn
@@ -23,6 +25,7 @@ from krepro.dcm_core import (
     ExactFeatureMap,
     between_domain_covariance,
     fastdcm_paper,
+    informative_top,
     output_factor,
     smoother_gram,
 )
@@ -389,3 +392,121 @@ def test_invalid_parameters_are_named():
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# ------------------------------------------------------------------ informative rank, determinism
+
+
+def binary_domains_problem(n_domains=7, size=90, dim=10, seed=4):
+    """Table-3-like data: binary labels, 7 domains with different covariances."""
+    rng = np.random.default_rng(seed)
+    domains = np.repeat(np.arange(n_domains), size)
+    scales = rng.uniform(0.5, 2.0, size=(n_domains, dim))
+    X = rng.normal(size=(n_domains * size, dim)) * scales[domains]
+    b = rng.normal(size=dim)
+    y = np.where(X @ b + rng.normal(size=len(X)) >= 0, 1, -1)
+    return X, y, domains, rng.normal(size=(40, dim))
+
+
+DETERMINISM_MODELS = [
+    pytest.param(lambda: DCM(2, gamma=0.1), id="DCM-centred"),
+    pytest.param(lambda: DCM(2, gamma=0.1, center=False), id="DCM-uncentred"),
+    pytest.param(lambda: DCM(2, gamma=0.1, regularize=False), id="DCM-eq12"),
+    pytest.param(lambda: FastDCM(2, gamma=0.1, n_landmarks=60, random_state=0), id="FastDCM"),
+    pytest.param(
+        lambda: FastDCM(2, gamma=0.1, n_landmarks=60, random_state=0, solver="paper"),
+        id="FastDCM-paper",
+    ),
+    pytest.param(lambda: COIR(2, gamma=0.1), id="COIR-centred"),
+    pytest.param(lambda: COIR(2, gamma=0.1, center=False), id="COIR-uncentred"),
+    pytest.param(lambda: DICA(2, gamma=0.1), id="DICA"),
+]
+
+
+def _fit_transform(factory, X, y, d, X_test):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        model = factory().fit(X, y, domains=d)
+    return model, model.transform(X_test)
+
+
+@pytest.mark.parametrize(
+    ("center", "n_informative"), [(True, 1), (False, 2)], ids=["centred", "uncentred"]
+)
+def test_binary_labels_keep_only_the_informative_rank(center, n_informative):
+    """Centred binary delta kernel: rank(T_y) = 1, so one DCM/COIR component (2 uncentred).
+
+    Asking for more warns; the eigenvalue after the kept ones belongs to the degenerate
+    cluster (at 1 for DCM, 0 for COIR) and is not returned.
+    """
+    X, y, d, _ = binary_domains_problem()
+    for model in (DCM(3, gamma=0.1, center=center), COIR(3, gamma=0.1, center=center)):
+        with pytest.warns(UserWarning, match="non-degenerate"):
+            model.fit(X, y, domains=d)
+        assert model.n_components_ == n_informative
+        assert model.components_.shape[1] == n_informative
+    quiet = DCM(n_informative, gamma=0.1, center=center)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        quiet.fit(X, y, domains=d)
+
+
+def test_informative_top_stops_at_the_first_degenerate_eigenvalue():
+    vectors = np.eye(6)
+    values = np.array([1.0, 4.0, 1.0 + 1e-13, 0.5, 1.0, 2.5])
+    kept, V = informative_top(values, vectors, 5)
+    np.testing.assert_array_equal(kept, [4.0, 2.5])
+    np.testing.assert_array_equal(V, vectors[:, [1, 5]])
+    # A cluster at the top: the top pair is returned (the estimator warns).
+    kept, _ = informative_top(np.array([2.0, 2.0, 1.0]), np.eye(3), 2)
+    assert len(kept) == 1
+    kept, _ = informative_top(np.array([3.0, 2.0, 1.0]), np.eye(3), 2)
+    np.testing.assert_array_equal(kept, [3.0, 2.0])
+
+
+@pytest.mark.parametrize("factory", DETERMINISM_MODELS)
+def test_result_does_not_depend_on_memory_layout(factory):
+    X, y, d, X_test = binary_domains_problem()
+    model, reference = _fit_transform(factory, X, y, d, X_test)
+    wide = np.zeros((X.shape[0], 2 * X.shape[1]))
+    wide[:, ::2] = X
+    for variant in (np.asfortranarray(X), wide[:, ::2], X[::-1][::-1]):
+        other, Z = _fit_transform(factory, variant, y, d, np.asfortranarray(X_test))
+        assert other.n_components_ == model.n_components_
+        np.testing.assert_allclose(Z, reference, rtol=1e-7, atol=1e-7)
+
+
+@pytest.mark.parametrize("factory", DETERMINISM_MODELS)
+def test_result_does_not_depend_on_dtype_beyond_float32_rounding(factory):
+    X, y, d, X_test = binary_domains_problem()
+    X32, X_test32 = X.astype(np.float32), X_test.astype(np.float32)
+    _, Z32 = _fit_transform(factory, X32, y, d, X_test32)
+    # float32 input is its exact float64 values: identical arithmetic.
+    _, Z64 = _fit_transform(factory, X32.astype(np.float64), y, d, X_test32.astype(np.float64))
+    np.testing.assert_array_equal(Z32, Z64)
+    # Against the unrounded data: differences of the order of float32 rounding (~6e-8
+    # relative), amplified by the conditioning of the eigenproblem.
+    _, Z = _fit_transform(factory, X, y, d, X_test)
+    assert Z32.shape == Z.shape
+    np.testing.assert_allclose(Z32, Z, atol=1e-3 * np.abs(Z).max())
+
+
+@pytest.mark.parametrize("factory", DETERMINISM_MODELS)
+def test_result_does_not_depend_on_the_number_of_blas_threads(factory):
+    X, y, d, X_test = binary_domains_problem()
+    results = []
+    for threads in (1, 2):
+        with threadpool_limits(threads):
+            results.append(_fit_transform(factory, X, y, d, X_test))
+    (one, Z1), (two, Z2) = results
+    assert one.n_components_ == two.n_components_
+    np.testing.assert_allclose(Z1, Z2, rtol=1e-7, atol=1e-7)
+
+
+def test_sign_is_deterministic_largest_training_projection_positive():
+    X, y, d, _ = binary_domains_problem()
+    for model in (DCM(1, gamma=0.1), COIR(1, gamma=0.1), DICA(1, gamma=0.1)):
+        Z = model.fit(X, y, domains=d).transform(X)
+        assert Z[np.argmax(np.abs(Z[:, 0])), 0] > 0
+        flipped = type(model)(**model.get_params()).fit(X, -y, domains=d).transform(X)
+        np.testing.assert_allclose(flipped, Z, atol=1e-8)

@@ -23,11 +23,14 @@ SYN = {
     "epsilon": 1e-3,
     "n_components": 2,
     "methods": ["svm", "coir", "dica", "udica", "dcm", "dcm_eq12"],
-    "classifier": "linear",
+    "classifier": ["rbf", "linear"],
     "C": 1.0,
+    "rbf_svm": {"gammas": [0.1, 1.0], "Cs": [1.0], "folds": 2},
     "kpca_rank_tol": 1e-8,
 }
+SYN_PRIMARY = {"centring": "centred", "classifier": "rbf", "b_scale": "gaussian"}
 SYN_REFERENCE = {
+    "min_repetitions": 20,
     "claims": {
         "dcm_beats_baselines": {
             "text": "DCM beats DICA and COIR.",
@@ -35,17 +38,22 @@ SYN_REFERENCE = {
             "z": 2.0,
             "chance_margin": 0.05,
         }
-    }
+    },
 }
 PARK_REFERENCE = {
+    "min_repetitions": 20,
     "claims": {
         "dcm_beats_baselines": {"text": "DCM beats.", "source": "Table 4", "z": 2.0},
         "fast_as_accurate": {"text": "Fast as accurate.", "source": "Table 4", "z": 2.0},
-        "fast_much_faster": {"text": "Fast is faster.", "source": "Table 4", "min_speedup": 2},
+        "fast_much_faster": {
+            "text": "Fast is faster.",
+            "source": "Table 4",
+            "min_speedup": 2,
+            "min_repetitions": 2,
+        },
         "informative": {"text": "Beats the mean.", "source": "note", "z": 2.0},
-    }
+    },
 }
-VERDICTS = ("**reproduced**", "**partly reproduced**", "**inconclusive**", "**not reproduced**")
 
 
 @pytest.fixture(autouse=True)
@@ -83,18 +91,25 @@ def test_split_domains_keeps_domains_whole():
 
 def test_synthetic_records_table_and_section():
     records = []
-    for gamma in (0.1, 0.5):
-        records += dcm_synthetic.run_setting(
-            seed=1, eta=0.2, gamma=gamma, n_repetitions=3, settings=SYN
-        )
+    for centring in ("centred", "uncentred"):
+        for gamma in (0.1, 0.5):
+            records += dcm_synthetic.run_setting(
+                seed=1, eta=0.2, gamma=gamma, n_repetitions=3, settings=SYN, centring=centring
+            )
     runs = dcm_synthetic.tidy(records)
-    assert len(runs) == 2 * 3 * len(SYN["methods"])
+    assert len(runs) == 2 * 2 * 3 * len(SYN["methods"]) * len(SYN["classifier"])
     assert runs["accuracy"].between(0, 1).all()
-    # Common random numbers: both γ see the same data.
-    sizes = runs.groupby("gamma")["n_train"].apply(list)
-    assert sizes[0.1] == sizes[0.5]
+    # Common random numbers: both γ and both centrings see the same data.
+    sizes = runs.groupby(["centring", "gamma"])["n_train"].apply(list)
+    assert len({tuple(v) for v in sizes}) == 1
+    # Binary labels: one informative DCM/COIR component when centred, two uncentred.
+    dcm = runs[runs["method"] == "dcm"].groupby("centring")["n_components"].max()
+    assert dcm["centred"] == 1 and dcm["uncentred"] == 2
     table = dcm_synthetic.aggregate(runs)
     assert list(table.columns) == [
+        "centring",
+        "classifier",
+        "b_scale",
         "eta",
         "gamma",
         "method",
@@ -102,16 +117,19 @@ def test_synthetic_records_table_and_section():
         "accuracy_sd",
         "n_reps",
     ]
+    assert set(table["centring"]) == {"centred", "uncentred"}
+    assert set(table["classifier"]) == {"rbf", "linear"}
     assert (table["n_reps"] == 3).all()
     again = dcm_synthetic.tidy(
         dcm_synthetic.run_setting(seed=1, eta=0.2, gamma=0.1, n_repetitions=3, settings=SYN)
     )
-    np.testing.assert_array_equal(
-        again["accuracy"], runs[runs["gamma"] == 0.1]["accuracy"].to_numpy()
-    )
-    section = synthetic_section(table, runs, SYN_REFERENCE)
-    assert "Table 3" in section and any(v in section for v in VERDICTS)
-    assert "DCM − COIR" in section
+    first = runs[(runs["gamma"] == 0.1) & (runs["centring"] == "centred")]
+    np.testing.assert_array_equal(again["accuracy"], first["accuracy"].to_numpy())
+    section = synthetic_section(table, runs, SYN_REFERENCE, primary=SYN_PRIMARY, scale="tiny")
+    assert len(section.verdicts) == 4  # one claim × (2 centrings × 2 classifiers)
+    assert sum(v.primary for v in section.verdicts) == 1
+    assert all(v.verdict == "inconclusive" for v in section.verdicts)  # 3 < 20 repetitions
+    assert "DCM − COIR" in section.body
 
 
 def test_fig2_projections_have_both_splits():
@@ -119,7 +137,13 @@ def test_fig2_projections_have_both_splits():
     frame = dcm_synthetic.fig2_projections(seed=1, settings=settings)
     assert set(frame["method"]) == {"coir", "dica", "dcm"}
     assert set(frame["split"]) == {"train", "test"}
-    assert frame[frame["method"] == "dcm"][["z1", "z2"]].notna().all().all()
+    # Centred kernels, binary labels: one informative coordinate for every method.
+    assert frame["z1"].notna().all()
+    assert frame[frame["method"] == "dcm"]["z2"].isna().all()
+    uncentred = dcm_synthetic.fig2_projections(
+        seed=1, settings={**settings, "centring": "uncentred"}
+    )
+    assert uncentred[uncentred["method"] == "dcm"][["z1", "z2"]].notna().all().all()
 
 
 def fake_parkinsons(seed=0, per_subject=8):
@@ -141,6 +165,8 @@ PARK = {
     "sweep_landmarks": [5, 10],
     "sweep_methods": ["dcm"],
     "svr": {"C": 1.0, "epsilon": 0.1},
+    "svr_kernel": ["rbf", "linear"],
+    "primary": {"centring": "centred", "svr_kernel": "rbf"},
     "kpca_rank_tol": 1e-8,
 }
 
@@ -149,11 +175,21 @@ def test_parkinsons_records_tables_and_section():
     data = fake_parkinsons()
     records = []
     for repetition in range(3):
-        records += dcm_parkinsons.run_repetition(data, seed=1, repetition=repetition, settings=PARK)
+        for centring in ("centred", "uncentred"):
+            records += dcm_parkinsons.run_repetition(
+                data,
+                seed=1,
+                repetition=repetition,
+                settings=PARK,
+                centring=centring,
+                sweep=centring == "centred",
+            )
     runs = dcm_parkinsons.tidy(records)
     assert runs["rmse"].gt(0).all()
     table = dcm_parkinsons.aggregate(runs)
     assert list(table.columns) == [
+        "centring",
+        "svr_kernel",
         "target",
         "method",
         "version",
@@ -164,16 +200,20 @@ def test_parkinsons_records_tables_and_section():
         "n_reps",
     ]
     assert set(table["version"]) == {"baseline", "standard", "fast"}
-    assert len(table) == 2 * (2 + 4 + 4)
+    assert len(table) == 2 * 2 * 2 * (2 + 4 + 4)
     sweep = dcm_parkinsons.sweep_table(runs)
     assert set(sweep["n_landmarks"]) == {5, 10}
+    assert set(sweep["centring"]) == {"centred"} and set(sweep["svr_kernel"]) == {"rbf"}
     # The same landmarks for all fast methods of a split: FastDCM reduced vs paper solver
     # use the same feature map (the records' ranks agree).
-    fast = [r for r in records if r["version"] == "fast"]
+    fast = [r for r in records if r["version"] == "fast" and r["centring"] == "centred"]
     assert len({(r["repetition"], r["target"], r["rank"]) for r in fast}) == 6
-    section = parkinsons_section(table, runs, sweep, PARK_REFERENCE)
-    assert "Table 4" in section and sum(v in section for v in VERDICTS) >= 1
-    assert "training mean" in section
+    section = parkinsons_section(
+        table, runs, sweep, PARK_REFERENCE, primary=PARK["primary"], scale="tiny"
+    )
+    assert len(section.verdicts) == 4 * 4  # 4 claims × 4 readings
+    assert sum(v.primary for v in section.verdicts) == 4
+    assert "training mean" in section.body or "training-mean" in section.body
 
 
 def test_paired_differences_are_per_split():

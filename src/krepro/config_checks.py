@@ -136,6 +136,21 @@ def _variants(problems, config):
         )
 
 
+def _readings(problems, config):
+    """The primary reading of each protocol axis is one of the readings run."""
+    for section, axes in (
+        ("dcm_synthetic", ("centring", "classifier", "b_scale")),
+        ("dcm_parkinsons", ("centring", "svr_kernel")),
+    ):
+        for axis in axes:
+            primary, readings = config[section]["primary"][axis], config[section][axis]
+            if primary not in readings:
+                problems.append(
+                    f"{section}.primary.{axis} = {primary!r} is not one of the readings"
+                    f" {section}.{axis} = {readings}."
+                )
+
+
 def _folds(problems, config):
     """Cross-validation needs at least one training point per fold."""
     for section, n_train in (("students", "n_train"), ("adult", "n_train_corrected")):
@@ -186,7 +201,7 @@ def _coverage(problems, config):
         )
 
 
-_CHECKS = (_grids, _ranges, _variants, _folds, _domains, _cme, _coverage)
+_CHECKS = (_grids, _ranges, _variants, _readings, _folds, _domains, _cme, _coverage)
 
 
 def config_problems(config):

@@ -38,6 +38,15 @@ Conventions
 -------------------------------------
 * Kernels are centred on the training set; new points are centred with the *training*
   means (``dica.m`` uses test-batch means, which is transductive).
+* Informative rank: only components with a non-degenerate eigenvalue are returned
+  (:func:`krepro.dcm_core.informative_top`: the leading eigenvalues separated from their
+  neighbours by more than :data:`~krepro.dcm_core.DEGENERACY_TOL` = 1e-6 times the largest).
+  Directions inside a degenerate eigenspace are arbitrary (with binary labels and centred
+  kernels DCM's second eigenvalue lies in a cluster at 1 of the size of the kernel-PCA rank,
+  COIR's in a cluster at 0), so ``n_components_`` can be below ``n_components`` (with a
+  warning); DICA keeps at most :math:`\mathrm{rank}(T_y)` components in the same spirit.
+  With this rule ``fit``/``transform`` do not depend on the memory layout or dtype of the
+  input or on the number of BLAS threads beyond round-off.
 * Eigenvector scale is arbitrary: each direction is scaled to unit variance on the training
   set and its sign fixed (largest training projection positive), which makes ``dica.m``'s
   division by :math:`\sqrt{\gamma_l}` unnecessary.
@@ -47,6 +56,7 @@ Conventions
 from __future__ import annotations
 
 import time
+import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -58,6 +68,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.dcm_core import (
+    DEGENERACY_TOL,
     ExactFeatureMap,
     NystroemFeatureMap,
     between_domain_covariance,
@@ -172,10 +183,12 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
 
     def _fit(self, X, y, domains, cache):
         self._validate_params()  # here, not in fit: fit_shared calls _fit directly
+        # float64, C order: the arithmetic (and so the result) is the same for any input
+        # layout or dtype (float32 input enters as its exact float64 values).
         if self._needs_y():
-            X, y = validate_data(self, X, y, dtype=float, ensure_min_samples=2)
+            X, y = validate_data(self, X, y, dtype=np.float64, order="C", ensure_min_samples=2)
         else:
-            X = validate_data(self, X, dtype=float, ensure_min_samples=2)
+            X = validate_data(self, X, dtype=np.float64, order="C", ensure_min_samples=2)
         n = X.shape[0]
         domains = np.zeros(n, dtype=int) if domains is None else domains
         domains, encoder = encode_labels(domains, n, name="domains")  # codes 0..G-1
@@ -198,6 +211,15 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
         F = self.feature_map_.F
         m = min(int(self.n_components), F.shape[1])
         values, W = self._solve(X, y, domains, cache, key, landmarks, m)
+        if W.shape[1] < int(self.n_components):
+            warnings.warn(
+                f"{type(self).__name__}: n_components={self.n_components} but only"
+                f" {W.shape[1]} component(s) have a non-degenerate eigenvalue (relative gap >"
+                f" {DEGENERACY_TOL:g}; feature-map rank {F.shape[1]}); the rest would be"
+                " arbitrary directions of a degenerate eigenspace and are not returned.",
+                UserWarning,
+                stacklevel=3,
+            )
         self.eigenvalues_ = np.asarray(values, dtype=float)
         Z = self._raw_transform(X, W)
         sd = Z.std(axis=0)
@@ -216,7 +238,7 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Project ``X`` onto the learned directions, shape (n_samples, n_components_)."""
         check_is_fitted(self, "components_")
-        X = validate_data(self, X, dtype=float, reset=False)
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
         return self._raw_transform(X, self.components_)
 
     def _T_y(self, y, cache, key, landmarks):
@@ -233,7 +255,9 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
 
 _COMMON_DOC = """
     n_components : int, default=2
-        Number of projection directions ``m`` (capped at the rank of the feature map).
+        Number of projection directions ``m``, an upper bound: capped at the rank of the
+        feature map and at the informative rank (components with a non-degenerate
+        eigenvalue; module docstring), with a warning when fewer are returned.
     gamma : float, "median" or None, default=None
         RBF parameter of the input kernel ``exp(-gamma |x - x'|^2)``; ``None`` means
         ``1 / n_features``, ``"median"`` the median heuristic ``1 / (2 median^2)``.

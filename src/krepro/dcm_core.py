@@ -25,7 +25,14 @@ from scipy import linalg
 from krepro.kernels import gram
 from krepro.validation import label_codes
 
+#: Relative eigenvalue gap below which two eigenvalues count as one degenerate eigenvalue
+#: (:func:`informative_top`). Round-off moves the eigenvalues of the degenerate clusters met
+#: here (the non-informative cluster at 1 for DCM, at 0 for COIR) by ~1e-12 relative; real
+#: gaps between informative eigenvalues are orders of magnitude above 1e-6.
+DEGENERACY_TOL = 1e-6
+
 __all__ = [
+    "DEGENERACY_TOL",
     "ExactFeatureMap",
     "NystroemFeatureMap",
     "between_domain_covariance",
@@ -33,6 +40,7 @@ __all__ = [
     "dcm_solve",
     "dica_solve",
     "fastdcm_paper",
+    "informative_top",
     "output_factor",
     "pinv_sqrt",
     "smoother_gram",
@@ -229,13 +237,42 @@ def _geigh(P, R):
     return linalg.eigh(P, R, driver="gvd", check_finite=False)
 
 
-def _top(values, vectors, m):
-    order = np.argsort(values)[::-1][:m]
-    return values[order], vectors[:, order]
+def informative_top(values, vectors, m, tol=DEGENERACY_TOL):
+    r"""The leading eigenpairs, at most ``m``, whose eigenvalue is non-degenerate.
+
+    An eigenvector is determined (up to sign and scale) only by a simple eigenvalue; inside
+    a degenerate cluster any rotation is as good, and which one LAPACK returns depends on
+    memory layout, dtype and the number of BLAS threads. The rule: sort the eigenvalues in
+    decreasing order and keep the leading run of eigenvalues that are separated from both
+    neighbours by more than ``tol`` times the largest absolute eigenvalue; the first
+    eigenvalue of a cluster ends the run. For DCM with delta target kernels the run ends at
+    the cluster at 1 (directions in the null space of both :math:`T_y` and :math:`T_d`), so
+    at most :math:`\mathrm{rank}(T_y)` components are kept (1 for binary labels with centred
+    kernels, 2 uncentred); for COIR it ends at the cluster at 0. When not even the top
+    eigenvalue is simple the top pair is returned (callers warn).
+
+    Returns
+    -------
+    values : ndarray of shape (k,)
+    vectors : ndarray of shape (r, k)
+        ``k = min(m, length of the run)``, at least 1.
+    """
+    order = np.argsort(values, kind="stable")[::-1]
+    values, vectors = values[order], vectors[:, order]
+    scale = float(np.max(np.abs(values))) if values.size else 0.0
+    gaps = np.diff(values[::-1])[::-1]  # values[l] - values[l + 1] >= 0
+    separated = gaps > tol * scale if scale > 0 else np.zeros_like(gaps, dtype=bool)
+    simple = np.ones(values.size, dtype=bool)
+    simple[:-1] &= separated
+    simple[1:] &= separated
+    run = int(np.argmin(simple)) if not simple.all() else values.size
+    k = max(min(int(m), run), 1)
+    return values[:k], vectors[:, :k]
 
 
 def dcm_solve(a_diag, T_y, T_d, m, a=1.0, rho=0.0):
-    r"""Top ``m`` generalised eigenpairs of the reduced DCM problem (note §2.3).
+    r"""Top generalised eigenpairs (at most ``m``, non-degenerate: :func:`informative_top`)
+    of the reduced DCM problem (note §2.3).
 
     :math:`(a T_y + I + \rho A^{-1}) u = \gamma (a T_d + I + \rho A^{-1}) u`, which is eq. (12)
     restricted to the range of :math:`F` (``a = 1, rho = 0``: eq. (12) as printed;
@@ -248,14 +285,18 @@ def dcm_solve(a_diag, T_y, T_d, m, a=1.0, rho=0.0):
     R = a * T_d + extra
     P, R = (P + P.T) / 2, (R + R.T) / 2
     values, vectors = _geigh(P, R)
-    values, vectors = _top(values, vectors, m)
+    values, vectors = informative_top(values, vectors, m)
     return values, vectors / a_diag[:, None]
 
 
 def coir_solve(a_diag, T_y, m, ridge):
-    r"""COIR (reconstructed): :math:`T_y w = \lambda (A + N\varepsilon I) w`, ``z = f(x) W``."""
+    r"""COIR (reconstructed): :math:`T_y w = \lambda (A + N\varepsilon I) w`, ``z = f(x) W``.
+
+    Only non-degenerate eigenpairs are returned (:func:`informative_top`): at most
+    :math:`\mathrm{rank}(T_y)`, the rest form the cluster at 0.
+    """
     values, vectors = _geigh((T_y + T_y.T) / 2, np.diag(a_diag + ridge))
-    return _top(values, vectors, m)
+    return informative_top(values, vectors, m)
 
 
 def dica_solve(a_diag, T_y, T_q, m, lam, n, supervised=True, tol=1e-10):
@@ -274,7 +315,7 @@ def dica_solve(a_diag, T_y, T_q, m, lam, n, supervised=True, tol=1e-10):
     if not supervised:
         rhs = T_q + np.eye(r) + np.diag(lam / a_diag)
         values, vectors = _geigh(np.diag(a_diag), (rhs + rhs.T) / 2)
-        return _top(values, vectors, m)
+        return informative_top(values, vectors, m)
     t, V = linalg.eigh((T_y + T_y.T) / 2, driver="evd")
     keep = t > tol * max(float(t[-1]), 0.0) if t[-1] > 0 else np.zeros_like(t, dtype=bool)
     G = V[:, keep] * np.sqrt(t[keep])
@@ -282,7 +323,7 @@ def dica_solve(a_diag, T_y, T_q, m, lam, n, supervised=True, tol=1e-10):
     MG = linalg.solve(M, G)
     small = (G.T * a_diag[None, :]) @ MG / n
     values, vectors = linalg.eig(small)
-    values, vectors = _top(values.real, vectors.real, min(m, G.shape[1]))
+    values, vectors = informative_top(values.real, vectors.real, min(m, G.shape[1]))
     return values, MG @ vectors
 
 
@@ -341,5 +382,5 @@ def fastdcm_paper(Cx, Wx, Cy, Wy, Cd, Wd, eps, m, omega_ridge=True, pinv_tol=1e-
     Omega = linalg.solve(denominator, numerator)  # eq. (18)
     _, V = linalg.eigh(S["xx"])  # S_xx = V Λ² Vᵀ (eq. 19–20)
     values, Theta = linalg.eig(V.T @ Omega @ V @ V.T @ S["xx"] @ V)  # eq. (21)
-    values, Theta = _top(values.real, Theta.real, m)
+    values, Theta = informative_top(values.real, Theta.real, m)
     return values, Wx_ @ S["xx"] @ V @ Theta

@@ -269,6 +269,15 @@ def tiny_run(tmp_path_factory) -> Path:
 # --------------------------------------------------------------------------- DAG and lint
 
 
+def n_dcm_parkinsons_fits(config):
+    """One job per (centring, split): the primary centring runs n_repetitions splits."""
+    park = config["dcm_parkinsons"]
+    return sum(
+        park["n_repetitions" if c == park["primary"]["centring"] else "reading_repetitions"]
+        for c in park["centring"]
+    )
+
+
 @pytest.mark.parametrize(
     ("target", "expected"),
     [
@@ -309,8 +318,10 @@ def test_default_config_dry_run_schedules_expected_rules(target, expected):
         "ridge_fit": n_ridge_fits(config),
         "cme_oblivious_fit": n_cme_oblivious_fits(config),
         "dcm_synthetic_fit": len(config["dcm_synthetic"]["etas"])
-        * len(config["dcm_synthetic"]["gammas"]),
-        "dcm_parkinsons_fit": config["dcm_parkinsons"]["n_repetitions"],
+        * len(config["dcm_synthetic"]["gammas"])
+        * len(config["dcm_synthetic"]["centring"])
+        * len(config["dcm_synthetic"]["b_scale"]),
+        "dcm_parkinsons_fit": n_dcm_parkinsons_fits(config),
         "students_fit": sum(
             len(spec["variants"]) for spec in config["students"]["c_selections"].values()
         ),

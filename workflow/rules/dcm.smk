@@ -2,24 +2,50 @@
 
 DCM_SYN = config["dcm_synthetic"]
 DCM_PARK = config["dcm_parkinsons"]
+# Readings: every combination of the protocol axes (config lists). The data and the
+# dimension reduction depend on (centring, b_scale) / centring: one job per such reading;
+# classifiers and SVR kernels are fitted inside the job on the same projections.
 DCM_SYN_RUNS = expand(
-    "results/dcm_synthetic/runs/eta-{eta}_gamma-{gamma}.json",
+    "results/dcm_synthetic/runs/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.json",
+    centring=DCM_SYN["centring"],
+    b_scale=DCM_SYN["b_scale"],
     eta=DCM_SYN["etas"],
     gamma=DCM_SYN["gammas"],
 )
-DCM_PARK_RUNS = expand(
-    "results/dcm_parkinsons/runs/rep-{rep}.json", rep=range(DCM_PARK["n_repetitions"])
+DCM_SYN_READING_KEYS = (
+    "fig2",
+    "etas",
+    "gammas",
+    "centring",
+    "b_scale",
+    "n_repetitions",
+    "reading_repetitions",
 )
+
+
+def dcm_repetitions(settings, **reading):
+    """The primary reading runs n_repetitions, every other reading reading_repetitions."""
+    primary = all(settings["primary"][axis] == value for axis, value in reading.items())
+    return settings["n_repetitions" if primary else "reading_repetitions"]
+
+
+DCM_PARK_RUNS = [
+    f"results/dcm_parkinsons/runs/{centring}/rep-{rep}.json"
+    for centring in DCM_PARK["centring"]
+    for rep in range(dcm_repetitions(DCM_PARK, centring=centring))
+]
 
 
 rule dcm_synthetic_fit:
     output:
-        "results/dcm_synthetic/runs/eta-{eta}_gamma-{gamma}.json",
+        "results/dcm_synthetic/runs/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.json",
     log:
-        "logs/dcm_synthetic/fit/eta-{eta}_gamma-{gamma}.log",
+        "logs/dcm_synthetic/fit/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.log",
     benchmark:
-        "benchmarks/out/dcm_synthetic/fit/eta-{eta}_gamma-{gamma}.tsv"
+        "benchmarks/out/dcm_synthetic/fit/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.tsv"
     wildcard_constraints:
+        centring="centred|uncentred",
+        b_scale="gaussian|unit",
         eta=r"[0-9.]+",
         gamma=r"[0-9.]+",
     threads: 1
@@ -28,9 +54,10 @@ rule dcm_synthetic_fit:
         runtime=20,
     params:
         seed=config["seed"],
-        settings={
-            k: v for k, v in DCM_SYN.items() if k not in ("fig2", "etas", "gammas")
-        },
+        n_repetitions=lambda w: dcm_repetitions(
+            DCM_SYN, centring=w.centring, b_scale=w.b_scale
+        ),
+        settings={k: v for k, v in DCM_SYN.items() if k not in DCM_SYN_READING_KEYS},
         code=script_code("dcm_synthetic_fit.py"),
     script:
         "../scripts/dcm_synthetic_fit.py"
@@ -41,7 +68,11 @@ rule dcm_synthetic_aggregate:
         DCM_SYN_RUNS,
     output:
         runs="results/dcm_synthetic/dcm_synthetic.csv",
-        table="results/tables/dcm_table3.csv",
+        table=report(
+            "results/tables/dcm_table3.csv",
+            caption="../report/dcm_table3.rst",
+            category="DCM tables",
+        ),
         markdown="results/tables/dcm_table3.md",
     log:
         "logs/dcm_synthetic/aggregate.log",
@@ -73,6 +104,7 @@ rule dcm_fig2_fit:
                 k: DCM_SYN[k] for k in ("n_domains", "n_train_domains", "c", "epsilon")
             },
             **DCM_SYN["fig2"],
+            "centring": DCM_SYN["primary"]["centring"],
         },
         code=script_code("dcm_fig2_fit.py"),
     script:
@@ -106,7 +138,8 @@ rule dcm_synthetic_report:
         table="results/tables/dcm_table3.csv",
         reference=PAPER_REFERENCE,
     output:
-        "results/report/dcm_synthetic.md",
+        json="results/report/dcm_synthetic.json",
+        md="results/report/dcm_synthetic.md",
     log:
         "logs/dcm_synthetic/report.log",
     threads: 1
@@ -114,6 +147,8 @@ rule dcm_synthetic_report:
         mem_mb=500,
         runtime=5,
     params:
+        scale=config["scale"],
+        primary=DCM_SYN["primary"],
         code=script_code("dcm_synthetic_report.py"),
     script:
         "../scripts/dcm_synthetic_report.py"
@@ -125,18 +160,20 @@ rule dcm_synthetic:
         "results/tables/dcm_table3.md",
         "results/figures/dcm_fig2.png",
         "results/report/dcm_synthetic.md",
+        "results/report/dcm_synthetic.json",
 
 
 rule dcm_parkinsons_fit:
     input:
         data="resources/parkinsons/parkinsons_updrs.data",
     output:
-        "results/dcm_parkinsons/runs/rep-{rep}.json",
+        "results/dcm_parkinsons/runs/{centring}/rep-{rep}.json",
     log:
-        "logs/dcm_parkinsons/fit/rep-{rep}.log",
+        "logs/dcm_parkinsons/fit/{centring}/rep-{rep}.log",
     benchmark:
-        "benchmarks/out/dcm_parkinsons/fit/rep-{rep}.tsv"
+        "benchmarks/out/dcm_parkinsons/fit/{centring}/rep-{rep}.tsv"
     wildcard_constraints:
+        centring="centred|uncentred",
         rep=r"\d+",
     threads: 1
     resources:
@@ -144,7 +181,12 @@ rule dcm_parkinsons_fit:
         runtime=30,
     params:
         seed=config["seed"],
-        settings={k: v for k, v in DCM_PARK.items() if k != "n_repetitions"},
+        sweep=lambda w: w.centring == DCM_PARK["primary"]["centring"],
+        settings={
+            k: v
+            for k, v in DCM_PARK.items()
+            if k not in ("n_repetitions", "reading_repetitions", "centring")
+        },
         code=script_code("dcm_parkinsons_fit.py"),
     script:
         "../scripts/dcm_parkinsons_fit.py"
@@ -155,9 +197,17 @@ rule dcm_parkinsons_aggregate:
         DCM_PARK_RUNS,
     output:
         runs="results/dcm_parkinsons/dcm_parkinsons.csv",
-        table="results/tables/dcm_table4.csv",
+        table=report(
+            "results/tables/dcm_table4.csv",
+            caption="../report/dcm_table4.rst",
+            category="DCM tables",
+        ),
         markdown="results/tables/dcm_table4.md",
-        sweep="results/tables/dcm_nystrom.csv",
+        sweep=report(
+            "results/tables/dcm_nystrom.csv",
+            caption="../report/dcm_nystrom_table.rst",
+            category="DCM tables",
+        ),
     log:
         "logs/dcm_parkinsons/aggregate.log",
     threads: 1
@@ -199,7 +249,8 @@ rule dcm_parkinsons_report:
         sweep="results/tables/dcm_nystrom.csv",
         reference=PAPER_REFERENCE,
     output:
-        "results/report/dcm_parkinsons.md",
+        json="results/report/dcm_parkinsons.json",
+        md="results/report/dcm_parkinsons.md",
     log:
         "logs/dcm_parkinsons/report.log",
     threads: 1
@@ -207,6 +258,8 @@ rule dcm_parkinsons_report:
         mem_mb=500,
         runtime=5,
     params:
+        scale=config["scale"],
+        primary=DCM_PARK["primary"],
         code=script_code("dcm_parkinsons_report.py"),
     script:
         "../scripts/dcm_parkinsons_report.py"
@@ -218,3 +271,4 @@ rule dcm_parkinsons:
         "results/tables/dcm_table4.md",
         "results/figures/dcm_nystrom.png",
         "results/report/dcm_parkinsons.md",
+        "results/report/dcm_parkinsons.json",

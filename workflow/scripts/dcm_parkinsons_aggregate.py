@@ -1,8 +1,9 @@
-"""Tidy run table, Table 4 (CSV and Markdown) and the landmark sweep table."""
+"""Tidy run table, Table 4 (CSV, one row per reading × target × method; Markdown, one table
+per reading) and the landmark sweep table."""
 
-from krepro.experiments.dcm_parkinsons import aggregate, sweep_table, tidy
+from krepro.experiments.dcm_parkinsons import AXES, aggregate, sweep_table, tidy
 from krepro.records import atomic_write_text, read_records
-from krepro.report.dcm import table4_markdown
+from krepro.report.dcm import readings_markdown, table4_markdown
 from krepro.runtime import job
 
 with job(snakemake):
@@ -10,5 +11,7 @@ with job(snakemake):
     table = aggregate(runs)
     atomic_write_text(snakemake.output.runs, runs.to_csv(index=False))
     atomic_write_text(snakemake.output.table, table.to_csv(index=False))
-    atomic_write_text(snakemake.output.markdown, table4_markdown(table) + "\n")
+    atomic_write_text(
+        snakemake.output.markdown, readings_markdown(table, AXES, table4_markdown) + "\n"
+    )
     atomic_write_text(snakemake.output.sweep, sweep_table(runs).to_csv(index=False))

@@ -1,4 +1,5 @@
-"""One subject split of DCM Table 4 (both targets, all methods, landmark sweep) → records."""
+"""One subject split of DCM Table 4 under one centring (both targets, all methods, SVR
+kernels, and the landmark sweep under the primary reading) → records."""
 
 from krepro.data.parkinsons import load_parkinsons
 from krepro.experiments.dcm_parkinsons import run_repetition
@@ -12,6 +13,8 @@ with job(snakemake) as log:
         seed=snakemake.params.seed,
         repetition=int(snakemake.wildcards.rep),
         settings=snakemake.params.settings,
+        centring=snakemake.wildcards.centring,
+        sweep=bool(snakemake.params.sweep),
     )
     log.info("%d records", len(records))
     write_records(

@@ -1,10 +1,10 @@
-"""Paper-vs-reproduced section for DCM Table 4 and the Nyström sweep."""
+"""Verdicts (one per claim and reading) and Markdown section for DCM Table 4 and the sweep."""
 
 import pandas as pd
 import yaml
 
-from krepro.records import atomic_write_text
 from krepro.report.dcm import parkinsons_section
+from krepro.report.render import write_section
 from krepro.runtime import job
 
 with job(snakemake):
@@ -15,5 +15,7 @@ with job(snakemake):
         pd.read_csv(snakemake.input.runs),
         pd.read_csv(snakemake.input.sweep),
         reference,
+        primary=snakemake.params.primary,
+        scale=snakemake.params.scale,
     )
-    atomic_write_text(snakemake.output[0], section)
+    write_section(section, snakemake.output.json, snakemake.output.md)

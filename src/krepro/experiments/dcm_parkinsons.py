@@ -8,6 +8,14 @@ projections; sanity rows: SVR on the raw (z-scored) features and the training-me
 predictor. Kernels: RBF on x and y with the median heuristic
 ("γ set to the median" read as the median heuristic), delta on the subject.
 
+Readings of the protocol (config axes; the run records carry one column per axis):
+``centring`` (``centred``: every kernel centred on the training set; ``uncentred``: eq. (12)
+on the raw Gram matrices) — one job per (centring, repetition); ``svr_kernel`` (``rbf``:
+RBF ε-SVR with γ = 1/m on the z-scored projections; ``linear``: DICA's transformed kernel,
+a linear kernel on the projections) — every kernel fitted on the same projections. The
+sanity rows (training mean, SVR on raw features) do not depend on the reading and are
+repeated in each for paired comparisons. The landmark sweep runs under the primary reading.
+
 Timing: ``fit_cpu_seconds`` / ``fit_wall_seconds`` cover the dimension-reduction fit
 (kernels, solve, projection of the training points), not the SVR; the standard methods share
 one kernel PCA per repetition whose full cost is charged to each of them.
@@ -16,6 +24,7 @@ one kernel PCA per repetition whose full cost is charged to each of them.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -26,7 +35,7 @@ from krepro.data.parkinsons import TARGETS, subject_split
 from krepro.dcm import COIR, DCM, DICA, fit_shared, median_gamma
 from krepro.seeding import generator
 
-__all__ = ["METHODS", "aggregate", "run_repetition", "sweep_table", "tidy"]
+__all__ = ["AXES", "METHODS", "aggregate", "reading_name", "run_repetition", "sweep_table", "tidy"]
 
 # (method, version) -> label
 METHODS = {
@@ -43,8 +52,19 @@ METHODS = {
 }
 
 
-def _transformer(method, version, *, m, gamma, target_gamma, epsilon, rank_tol, M, seed):
+# Protocol axes (config lists) -> the values they may take.
+AXES = {"centring": ("centred", "uncentred"), "svr_kernel": ("rbf", "linear")}
+READING_COLUMNS = list(AXES)
+
+
+def reading_name(reading):
+    """Readable, stable name of a reading: ``centring=centred, svr_kernel=rbf``."""
+    return ", ".join(f"{axis}={reading[axis]}" for axis in AXES if axis in reading)
+
+
+def _transformer(method, version, *, m, gamma, target_gamma, epsilon, rank_tol, M, seed, center):
     common = {
+        "center": center,
         "gamma": gamma,
         "epsilon": epsilon,
         "target_kernel": "rbf",
@@ -67,20 +87,29 @@ def _transformer(method, version, *, m, gamma, target_gamma, epsilon, rank_tol, 
     raise ValueError(f"Unknown method {method!r}.")
 
 
-def _svr_rmse(Z, y, Z_test, y_test, svr):
+def _svr_rmse(Z, y, Z_test, y_test, svr, kernel):
+    if kernel not in AXES["svr_kernel"]:
+        raise ValueError(f"svr_kernel must be one of {AXES['svr_kernel']}, got {kernel!r}.")
     scaler = StandardScaler().fit(Z)
-    model = SVR(kernel="rbf", gamma="auto", C=svr["C"], epsilon=svr["epsilon"])
+    model = SVR(kernel=kernel, gamma="auto", C=svr["C"], epsilon=svr["epsilon"])
     model.fit(scaler.transform(Z), y)
     prediction = model.predict(scaler.transform(Z_test))
     return float(np.sqrt(np.mean((prediction - y_test) ** 2)))
 
 
-def run_repetition(data, *, seed, repetition, settings):
-    """All targets, methods and landmark counts of one subject split → run records.
+def run_repetition(data, *, seed, repetition, settings, centring="centred", sweep=True):
+    """All targets, methods, SVR kernels and landmark counts of one subject split under one
+    centring → run records.
 
     ``settings``: n_train_subjects, epsilon, n_components, n_landmarks, methods_standard,
-    methods_fast, sweep_landmarks, sweep_methods, svr (C, epsilon), kpca_rank_tol.
+    methods_fast, sweep_landmarks, sweep_methods, svr (C, epsilon), svr_kernel (list),
+    kpca_rank_tol, primary (the primary reading; the sweep uses its SVR kernel).
+    ``sweep=False`` leaves the landmark sweep out.
     """
+    if centring not in AXES["centring"]:
+        raise ValueError(f"centring must be one of {AXES['centring']}, got {centring!r}.")
+    kernels = list(settings["svr_kernel"])
+    sweep_kernel = settings.get("primary", {}).get("svr_kernel", kernels[0])
     rng = generator(seed, "dcm_parkinsons", repetition)
     train = subject_split(data.subject, settings["n_train_subjects"], rng)
     landmark_seed = int(rng.integers(2**31 - 1))
@@ -90,6 +119,7 @@ def run_repetition(data, *, seed, repetition, settings):
     gamma = median_gamma(X)
     base = {
         "study": "dcm_parkinsons",
+        "centring": centring,
         "repetition": repetition,
         "seed": int(seed),
         "seed_keys": ["dcm_parkinsons", repetition],
@@ -104,38 +134,40 @@ def run_repetition(data, *, seed, repetition, settings):
         target_gamma = median_gamma(y)
         row = {**base, "target": target, "target_gamma": target_gamma}
         rmse_mean = float(np.sqrt(np.mean((y_test - y.mean()) ** 2)))
-        records.append(
-            {
-                **row,
-                "method": "mean",
-                "version": "baseline",
-                "n_landmarks": 0,
-                "rmse": rmse_mean,
-                "fit_cpu_seconds": 0.0,
-                "fit_wall_seconds": 0.0,
-            }
-        )
         start, wall = time.process_time(), time.perf_counter()
         svr = SVR(kernel="rbf", gamma=gamma, **settings["svr"]).fit(X, y)
         rmse = float(np.sqrt(np.mean((svr.predict(X_test) - y_test) ** 2)))
-        records.append(
-            {
-                **row,
-                "method": "svr",
-                "version": "baseline",
-                "n_landmarks": 0,
-                "rmse": rmse,
-                "fit_cpu_seconds": time.process_time() - start,
-                "fit_wall_seconds": time.perf_counter() - wall,
-            }
-        )
+        cpu, wall = time.process_time() - start, time.perf_counter() - wall
+        for kernel in kernels:  # reading-independent sanity rows, repeated per reading
+            records += [
+                {
+                    **row,
+                    "svr_kernel": kernel,
+                    "method": "mean",
+                    "version": "baseline",
+                    "n_landmarks": 0,
+                    "rmse": rmse_mean,
+                    "fit_cpu_seconds": 0.0,
+                    "fit_wall_seconds": 0.0,
+                },
+                {
+                    **row,
+                    "svr_kernel": kernel,
+                    "method": "svr",
+                    "version": "baseline",
+                    "n_landmarks": 0,
+                    "rmse": rmse,
+                    "fit_cpu_seconds": cpu,
+                    "fit_wall_seconds": wall,
+                },
+            ]
         jobs = [
             (meth, "standard", settings["n_landmarks"]) for meth in settings["methods_standard"]
         ]
         jobs += [(meth, "fast", settings["n_landmarks"]) for meth in settings["methods_fast"]]
         jobs += [
             (meth, "sweep", M)
-            for M in settings["sweep_landmarks"]
+            for M in (settings["sweep_landmarks"] if sweep else ())
             for meth in settings["sweep_methods"]
         ]
         transformers = [
@@ -149,35 +181,35 @@ def run_repetition(data, *, seed, repetition, settings):
                 rank_tol=settings["kpca_rank_tol"],
                 M=M,
                 seed=landmark_seed,
+                center=centring == "centred",
             )
             for meth, version, M in jobs
         ]
-        fitted = fit_shared(transformers, X, y, domains=domains, cache=cache)
+        with warnings.catch_warnings():  # fewer informative components: n_components column
+            warnings.filterwarnings("ignore", message=".*non-degenerate", category=UserWarning)
+            fitted = fit_shared(transformers, X, y, domains=domains, cache=cache)
         for (meth, version, M), (transformer, cpu, wall) in zip(jobs, fitted, strict=True):
-            rmse = _svr_rmse(
-                transformer.transform(X),
-                y,
-                transformer.transform(X_test),
-                y_test,
-                settings["svr"],
-            )
-            records.append(
-                {
-                    **row,
-                    "method": meth,
-                    "version": version,
-                    "n_landmarks": 0 if version == "standard" else M,
-                    "n_components": int(transformer.n_components_),
-                    "rank": int(transformer.feature_map_.rank),
-                    "rmse": rmse,
-                    "fit_cpu_seconds": cpu,
-                    "fit_wall_seconds": wall,
-                }
-            )
+            Z, Z_test = transformer.transform(X), transformer.transform(X_test)
+            for kernel in kernels if version != "sweep" else [sweep_kernel]:
+                records.append(
+                    {
+                        **row,
+                        "svr_kernel": kernel,
+                        "method": meth,
+                        "version": version,
+                        "n_landmarks": 0 if version == "standard" else M,
+                        "n_components": int(transformer.n_components_),
+                        "rank": int(transformer.feature_map_.rank),
+                        "rmse": _svr_rmse(Z, y, Z_test, y_test, settings["svr"], kernel),
+                        "fit_cpu_seconds": cpu,
+                        "fit_wall_seconds": wall,
+                    }
+                )
     return records
 
 
 COLUMNS = [
+    *READING_COLUMNS,
     "target",
     "method",
     "version",
@@ -195,8 +227,15 @@ COLUMNS = [
 def tidy(records):
     """One row per run (columns :data:`COLUMNS`)."""
     frame = pd.DataFrame.from_records(records)[COLUMNS]
+    return _sort(
+        frame, [*READING_COLUMNS, "target", "version", "method", "n_landmarks", "repetition"]
+    )
+
+
+def _sort(frame, keys):
+    ranks = {axis: {v: k for k, v in enumerate(values)} for axis, values in AXES.items()}
     return frame.sort_values(
-        ["target", "version", "method", "n_landmarks", "repetition"], kind="stable"
+        keys, key=lambda c: c.map(ranks[c.name]) if c.name in ranks else c, kind="stable"
     ).reset_index(drop=True)
 
 
@@ -216,23 +255,23 @@ def _summarise(runs, keys, sort):
 
 
 def aggregate(runs):
-    """Table 4: target, method, version, rmse_mean, rmse_sd, fit CPU / wall seconds, n_reps.
+    """Table 4, one row per (reading, target, method, version): centring, svr_kernel,
+    target, method, version, rmse_mean, rmse_sd, fit CPU / wall seconds, n_reps.
 
     Sweep rows are left out (see :func:`sweep_table`).
     """
-    table = _summarise(
-        runs[runs["version"] != "sweep"], ["target", "method", "version"], sort=False
-    )
+    ok = runs[runs["version"] != "sweep"]
+    table = _summarise(ok, [*READING_COLUMNS, "target", "method", "version"], sort=False)
     order = {key: k for k, key in enumerate(METHODS)}
     table["order"] = [
         order.get((m, v), 99) for m, v in zip(table["method"], table["version"], strict=True)
     ]
-    table = table.sort_values(["target", "order"], kind="stable").drop(columns="order")
+    table = _sort(table, [*READING_COLUMNS, "target", "order"]).drop(columns="order")
     return table.reset_index(drop=True)
 
 
 def sweep_table(runs):
-    """Landmark sweep: target, method, n_landmarks, rmse mean/sd, fit CPU seconds, n_reps."""
-    return _summarise(
-        runs[runs["version"] == "sweep"], ["target", "method", "n_landmarks"], sort=True
-    )
+    """Landmark sweep (primary reading): centring, svr_kernel, target, method, n_landmarks,
+    rmse mean/sd, fit CPU seconds, n_reps."""
+    ok = runs[runs["version"] == "sweep"]
+    return _summarise(ok, [*READING_COLUMNS, "target", "method", "n_landmarks"], sort=True)

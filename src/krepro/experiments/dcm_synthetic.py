@@ -3,19 +3,35 @@ r"""DCM paper, synthetic experiment (Table 3) and projection figure (Fig. 2).
 Table 3: per (η, γ, repetition) draw 10 domains (:func:`krepro.data.domains.domain_sample`),
 train on 7 random domains and report the accuracy on the pooled points of the other 3.
 Methods: a pooled RBF SVM on raw x (no dimension reduction),
-and COIR, DICA and DCM (regularised and eq. (12) as printed) projecting onto ``m = 2``
-directions followed by a linear SVM on the z-scored projections (DICA's transformed kernel
-:math:`K\mathcal B\mathcal B^\top K` is exactly a linear kernel on the projections).
+and COIR, DICA and DCM (regularised and eq. (12) as printed) projecting onto at most
+``m = 2`` informative directions followed by an SVM on the z-scored projections.
 The data stream is keyed by (η, repetition) and not by γ, so both γ columns see the same
 data (common random numbers sharpen the comparison).
+
+Readings of the protocol (the paper leaves them open; each is a config axis, the workflow
+runs every combination, and the run records carry one column per axis):
+
+* ``centring`` — ``centred``: all kernels centred on the training set; ``uncentred``:
+  eq. (12) applied to the raw Gram matrices;
+* ``classifier`` — the SVM on the projections: ``rbf`` (Gaussian RBF; γ and C chosen by
+  grouped cross-validation over the training domains, :func:`rbf_svm`) or ``linear``
+  (C from the config; DICA's transformed kernel :math:`K\mathcal B\mathcal B^\top K` is a
+  linear kernel on the projections);
+* ``b_scale`` — ``gaussian``: :math:`b_1, b_2 \sim N(0, I)`; ``unit``: normalised to norm 1.
+
+The data and the dimension reduction depend on (centring, b_scale), one job each; all
+classifiers are fitted on the same projections in that job. The no-DR SVM does not depend on
+the centring or the classifier and is repeated in every reading for paired comparisons.
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
+from sklearn.model_selection import GridSearchCV, GroupKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -24,7 +40,17 @@ from krepro.data.domains import domain_sample, split_domains
 from krepro.dcm import COIR, DCM, DICA, fit_shared
 from krepro.seeding import generator
 
-__all__ = ["FIG2_METHODS", "METHODS", "aggregate", "fig2_projections", "run_setting", "tidy"]
+__all__ = [
+    "AXES",
+    "FIG2_METHODS",
+    "METHODS",
+    "aggregate",
+    "fig2_projections",
+    "rbf_svm",
+    "reading_name",
+    "run_setting",
+    "tidy",
+]
 
 # method id -> (label, factory(gamma, epsilon, m, rank_tol))
 METHODS = {
@@ -36,10 +62,21 @@ METHODS = {
     "dcm_eq12": "DCM (eq. 12 as printed)",
 }
 FIG2_METHODS = ("coir", "dica", "dcm")
+# Protocol axes (config lists) -> the values they may take.
+AXES = {
+    "centring": ("centred", "uncentred"),
+    "classifier": ("rbf", "linear"),
+    "b_scale": ("gaussian", "unit"),
+}
 
 
-def make_transformer(method, *, gamma, epsilon, m, rank_tol):
-    common = {"gamma": gamma, "epsilon": epsilon, "rank_tol": rank_tol}
+def reading_name(reading):
+    """Readable, stable name of a reading: ``centring=centred, classifier=rbf, ...``."""
+    return ", ".join(f"{axis}={reading[axis]}" for axis in AXES if axis in reading)
+
+
+def make_transformer(method, *, gamma, epsilon, m, rank_tol, center=True):
+    common = {"gamma": gamma, "epsilon": epsilon, "rank_tol": rank_tol, "center": center}
     if method == "coir":
         return COIR(m, **common)
     if method == "dica":
@@ -53,20 +90,46 @@ def make_transformer(method, *, gamma, epsilon, m, rank_tol):
     raise ValueError(f"Unknown method {method!r}; expected one of {sorted(METHODS)}.")
 
 
-def _classifier(kind, C):
+def rbf_svm(Z, y, groups, rbf):
+    """RBF SVM on the z-scored projections, γ and C chosen on the training domains.
+
+    The rule: grouped ``rbf["folds"]``-fold cross-validation (:class:`GroupKFold`, whole
+    domains held out, as at test time) over the grid ``rbf["gammas"]`` × ``rbf["Cs"]``,
+    highest mean accuracy (first in grid order on ties), then a refit on all training
+    domains. Deterministic: no shuffling.
+    """
+    folds = min(int(rbf["folds"]), len(np.unique(groups)))
+    search = GridSearchCV(
+        make_pipeline(StandardScaler(), SVC(kernel="rbf")),
+        {"svc__gamma": list(rbf["gammas"]), "svc__C": list(rbf["Cs"])},
+        cv=GroupKFold(n_splits=folds),
+    )
+    return search.fit(Z, y, groups=groups).best_estimator_
+
+
+def _classify(kind, Z, y, groups, settings):
     if kind == "linear":
-        return SVC(kernel="linear", C=C)
+        return make_pipeline(StandardScaler(), SVC(kernel="linear", C=settings["C"])).fit(Z, y)
     if kind == "rbf":
-        return SVC(kernel="rbf", gamma="auto", C=C)
-    raise ValueError(f"classifier must be 'linear' or 'rbf', got {kind!r}.")
+        return rbf_svm(Z, y, groups, settings["rbf_svm"])
+    raise ValueError(f"classifier must be one of {AXES['classifier']}, got {kind!r}.")
 
 
-def run_setting(*, seed, eta, gamma, n_repetitions, settings):
-    """All repetitions and methods of one (η, γ) cell of Table 3 → run records.
+def run_setting(
+    *, seed, eta, gamma, n_repetitions, settings, centring="centred", b_scale="gaussian"
+):
+    """All repetitions, methods and classifiers of one (η, γ) cell under one (centring,
+    b_scale) reading → run records.
 
     ``settings``: n_domains, n_train_domains, mean_domain_size, dim, wishart_df, c,
-    epsilon, n_components, methods, classifier, C, kpca_rank_tol.
+    epsilon, n_components, methods, classifier (list of classifiers), C, rbf_svm (gammas,
+    Cs, folds), kpca_rank_tol.
     """
+    if centring not in AXES["centring"]:
+        raise ValueError(f"centring must be one of {AXES['centring']}, got {centring!r}.")
+    if b_scale not in AXES["b_scale"]:
+        raise ValueError(f"b_scale must be one of {AXES['b_scale']}, got {b_scale!r}.")
+    classifiers = list(settings["classifier"])
     records = []
     for repetition in range(n_repetitions):
         rng = generator(seed, "dcm_synthetic", eta, repetition)
@@ -78,12 +141,15 @@ def run_setting(*, seed, eta, gamma, n_repetitions, settings):
             eta=eta,
             df=settings["wishart_df"],
             c=settings["c"],
+            normalize_b=b_scale == "unit",
         )
         train = split_domains(sample.domains, settings["n_train_domains"], rng)
         X, y, d = sample.X[train], sample.y[train], sample.domains[train]
         X_test, y_test = sample.X[~train], sample.y[~train]
         base = {
             "study": "dcm_synthetic",
+            "centring": centring,
+            "b_scale": b_scale,
             "eta": float(eta),
             "gamma": float(gamma),
             "repetition": repetition,
@@ -101,36 +167,62 @@ def run_setting(*, seed, eta, gamma, n_repetitions, settings):
                 epsilon=settings["epsilon"],
                 m=settings["n_components"],
                 rank_tol=settings["kpca_rank_tol"],
+                center=centring == "centred",
             )
             for m in methods
             if m != "svm"
         ]
-        fitted = iter(fit_shared(transformers, X, y, domains=d))
+        with warnings.catch_warnings():  # fewer informative components: n_components column
+            warnings.filterwarnings("ignore", message=".*non-degenerate", category=UserWarning)
+            fitted = iter(fit_shared(transformers, X, y, domains=d))
         for method in methods:
             if method == "svm":
                 start = time.process_time()
                 model = SVC(kernel="rbf", gamma=gamma, C=settings["C"]).fit(X, y)
                 cpu = time.process_time() - start
-            else:
-                transformer, cpu, _ = next(fitted)
-                model = make_pipeline(
-                    transformer,
-                    StandardScaler(),
-                    _classifier(settings["classifier"], settings["C"]),
+                accuracy = float(np.mean(model.predict(X_test) == y_test))
+                records += [
+                    {
+                        **base,
+                        "method": method,
+                        "classifier": kind,
+                        "n_components": 0,
+                        "accuracy": accuracy,
+                        "dr_cpu_seconds": cpu,
+                    }
+                    for kind in classifiers
+                ]
+                continue
+            transformer, cpu, _ = next(fitted)
+            Z, Z_test = transformer.transform(X), transformer.transform(X_test)
+            for kind in classifiers:
+                model = _classify(kind, Z, y, d, settings)
+                accuracy = float(np.mean(model.predict(Z_test) == y_test))
+                records.append(
+                    {
+                        **base,
+                        "method": method,
+                        "classifier": kind,
+                        "n_components": int(transformer.n_components_),
+                        "accuracy": accuracy,
+                        "dr_cpu_seconds": cpu,
+                    }
                 )
-                model[1:].fit(transformer.transform(X), y)
-            accuracy = float(np.mean(model.predict(X_test) == y_test))
-            records.append({**base, "method": method, "accuracy": accuracy, "dr_cpu_seconds": cpu})
     return records
 
 
+READING_COLUMNS = ["centring", "classifier", "b_scale"]
+
+
 def tidy(records):
-    """One row per run: eta, gamma, repetition, method, accuracy, n_train, n_test, ..."""
+    """One row per run: reading columns, eta, gamma, repetition, method, accuracy, ..."""
     columns = [
+        *READING_COLUMNS,
         "eta",
         "gamma",
         "repetition",
         "method",
+        "n_components",
         "accuracy",
         "n_train",
         "n_test",
@@ -139,34 +231,38 @@ def tidy(records):
         "seed",
     ]
     frame = pd.DataFrame.from_records(records)[columns]
-    order = {m: k for k, m in enumerate(METHODS)}
+    return _sort(frame, [*READING_COLUMNS, "eta", "gamma", "method", "repetition"])
+
+
+def _sort(frame, keys):
+    """Readings in axis order (primary-independent), methods in :data:`METHODS` order."""
+    ranks = {axis: {v: k for k, v in enumerate(values)} for axis, values in AXES.items()}
+    ranks["method"] = {m: k for k, m in enumerate(METHODS)}
     return frame.sort_values(
-        ["eta", "gamma", "method", "repetition"],
-        key=lambda c: c.map(order) if c.name == "method" else c,
-        kind="stable",
+        keys, key=lambda c: c.map(ranks[c.name]) if c.name in ranks else c, kind="stable"
     ).reset_index(drop=True)
 
 
 def aggregate(runs):
-    """Table 3: eta, gamma, method, accuracy_mean, accuracy_sd, n_reps (ddof = 1)."""
+    """Table 3, one row per (reading, η, γ, method): centring, classifier, b_scale, eta,
+    gamma, method, accuracy_mean, accuracy_sd, n_reps (ddof = 1)."""
+    ok = runs
+    keys = [*READING_COLUMNS, "eta", "gamma", "method"]
     table = (
-        runs.groupby(["eta", "gamma", "method"], sort=False)["accuracy"]
+        ok.groupby(keys, sort=False)["accuracy"]
         .agg(accuracy_mean="mean", accuracy_sd=lambda v: v.std(ddof=1), n_reps="size")
         .reset_index()
     )
-    order = {m: k for k, m in enumerate(METHODS)}
-    table = table.sort_values(
-        ["eta", "gamma", "method"],
-        key=lambda c: c.map(order) if c.name == "method" else c,
-        kind="stable",
-    )
-    return table.reset_index(drop=True)
+    return _sort(table, keys)
 
 
 def fig2_projections(*, seed, settings):
-    """Fig. 2 analogue: first two projection coordinates of COIR, DICA, DCM.
+    """Fig. 2 analogue: the informative projection coordinates (at most two) of COIR, DICA
+    and DCM under the primary centring (``settings["centring"]``, default centred).
 
-    Returns a tidy frame: method, split ("train"/"test"), domain, y, z1, z2.
+    Returns a tidy frame: method, split ("train"/"test"), domain, y, z1, z2; ``z2`` is NaN
+    where the method has a single informative component (binary labels with centred
+    kernels: rank(T_y) = 1).
     """
     rng = generator(seed, "dcm_fig2")
     sample = domain_sample(
@@ -186,12 +282,15 @@ def fig2_projections(*, seed, settings):
             epsilon=settings["epsilon"],
             m=2,
             rank_tol=settings["kpca_rank_tol"],
+            center=settings.get("centring", "centred") == "centred",
         )
         for m in FIG2_METHODS
     ]
-    fitted = fit_shared(
-        transformers, sample.X[train], sample.y[train], domains=sample.domains[train]
-    )
+    with warnings.catch_warnings():  # fewer than 2 informative components is expected
+        warnings.simplefilter("ignore", UserWarning)
+        fitted = fit_shared(
+            transformers, sample.X[train], sample.y[train], domains=sample.domains[train]
+        )
     frames = []
     for method, (transformer, _, _) in zip(FIG2_METHODS, fitted, strict=True):
         for split, mask in (("train", train), ("test", ~train)):
@@ -204,7 +303,6 @@ def fig2_projections(*, seed, settings):
                         "domain": sample.domains[mask],
                         "y": sample.y[mask],
                         "z1": Z[:, 0],
-                        # DICA has rank(T_y) = 1 informative direction for binary labels
                         "z2": Z[:, 1] if Z.shape[1] > 1 else np.nan,
                     }
                 )

@@ -25,11 +25,6 @@ __all__ = ["illustration_section", "ridge_section"]
 PAPER = "oblivious"
 
 
-def _verdict_line(claim, verdict, detail):
-    # Markdown of a verdict for sections not yet returning Verdict records.
-    return f"- **{verdict}** — {claim['text'].strip()} *({claim['source']})*\n  {detail}"
-
-
 def _row(table, variant, experiment, gamma, method):
     rows = table[
         (table["variant"] == variant)
