@@ -1,6 +1,6 @@
 r"""Benchmark: ObliviousFeatures against scikit-learn's Nystroem on all of UCI Adult.
 
-Target (issue 14): ``ObliviousFeatures(n_components=2000).fit_transform(X,
+Target: ``ObliviousFeatures(n_components=2000).fit_transform(X,
 sensitive_features=S)`` on all 45,222 complete Adult rows (corrected protocol's features,
 training and test rows stacked; S = 1{male}) costs at most ``--max-ratio`` (3) times
 ``sklearn.kernel_approximation.Nystroem(n_components=2000).fit_transform(X)``, with peak

@@ -1,4 +1,4 @@
-"""Issue 14: Adult at full scale on explicit kernel features, beside fairlearn (adult_full).
+"""Adult at full scale on explicit kernel features, beside fairlearn (adult_full).
 
 Targets: adult_full.
 """
