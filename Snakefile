@@ -27,6 +27,7 @@ include: "workflow/rules/cme.smk"
 include: "workflow/rules/dcm.smk"
 include: "workflow/rules/fairness.smk"
 include: "workflow/rules/coverage.smk"
+include: "workflow/rules/rates.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -68,6 +69,14 @@ localrules:
     coverage_aggregate,
     coverage_figure,
     coverage_report,
+    rates,
+    projection,
+    rates_aggregate,
+    rates_figure,
+    rates_report,
+    projection_aggregate,
+    projection_figure,
+    projection_report,
 
 
 rule all:
@@ -81,4 +90,6 @@ rule all:
         rules.students.input,
         rules.adult.input,
         rules.coverage.input,
+        rules.rates.input,
+        rules.projection.input,
         "results/report.md",
