@@ -61,6 +61,13 @@ CME_RULES = {
     "cme_oblivious_figure",
     "cme_oblivious_report",
 }
+RATES_RULES = {"rates_run", "rates_aggregate", "rates_figure", "rates_report"}
+PROJECTION_RULES = {
+    "projection_run",
+    "projection_aggregate",
+    "projection_figure",
+    "projection_report",
+}
 OUTPUTS = [
     "results/tables/ridge.csv",
     "results/tables/ridge_best_constant.csv",
@@ -99,6 +106,12 @@ OUTPUTS = [
     "results/figures/coverage_fig1.png",
     "results/figures/coverage_rmse.png",
     "results/report/coverage.md",
+    "results/tables/oblivious_rates.csv",
+    "results/figures/oblivious_rates.png",
+    "results/report/rates.md",
+    "results/tables/projection.csv",
+    "results/figures/oblivious_projection.png",
+    "results/report/projection.md",
     "results/report.md",
     "results/verdicts.csv",
     "results/provenance.json",
@@ -120,6 +133,8 @@ DETERMINISTIC = [
     "results/tables/adult_table1.csv",
     "results/tables/coverage_table1.csv",
     "results/coverage/repetitions.csv",
+    "results/tables/oblivious_rates.csv",
+    "results/tables/projection.csv",
 ]
 
 
@@ -264,6 +279,8 @@ def tiny_run(tmp_path_factory) -> Path:
             | DCM_SYNTHETIC_RULES
             | DCM_PARKINSONS_RULES
             | COVERAGE_RULES
+            | RATES_RULES
+            | PROJECTION_RULES
             | {"report", "all"},
         ),
         ("illustration", ILLUSTRATION_RULES | {"illustration"}),
@@ -274,6 +291,8 @@ def tiny_run(tmp_path_factory) -> Path:
         ("dcm_synthetic", DCM_SYNTHETIC_RULES | {"dcm_synthetic"}),
         ("dcm_parkinsons", DCM_PARKINSONS_RULES | {"dcm_parkinsons"}),
         ("coverage", COVERAGE_RULES | {"coverage"}),
+        ("rates", RATES_RULES | {"rates"}),
+        ("projection", PROJECTION_RULES | {"projection"}),
     ],
 )
 def test_default_config_dry_run_schedules_expected_rules(target, expected):
@@ -293,6 +312,9 @@ def test_default_config_dry_run_schedules_expected_rules(target, expected):
         "dcm_parkinsons_fit": config["dcm_parkinsons"]["n_repetitions"],
         "students_fit": len(config["students"]["variants"]),
         "coverage_shard": n_coverage_shards(config),
+        "rates_run": len(config["rates"]["finite"]["n_values"])
+        + len(config["rates"]["continuous"]["dims"]),
+        "projection_run": len(config["projection"]["gammas"]),
         "adult_fit": len(config["adult"]["protocols"]) * len(config["adult"]["run_grids"]),
         # one download per file: adult.data and adult.test, parkinsons_updrs.data
         "fetch_dataset": {"adult": 2, "dcm_parkinsons": 1, "all": 3}.get(target, 0),
