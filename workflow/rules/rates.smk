@@ -80,7 +80,13 @@ rule rates_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        code=src_digest("report/rates.py", "report/figures.py"),
+        code=src_digest(
+            "report/rates.py",
+            "report/figures.py",
+            "report/tables.py",
+            "report/verdicts.py",
+            "projection.py",
+        ),
     script:
         "../scripts/rates_figure.py"
 
@@ -190,7 +196,13 @@ rule projection_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        code=src_digest("report/rates.py", "report/figures.py"),
+        code=src_digest(
+            "report/rates.py",
+            "report/figures.py",
+            "report/tables.py",
+            "report/verdicts.py",
+            "projection.py",
+        ),
     script:
         "../scripts/projection_figure.py"
 
