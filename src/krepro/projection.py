@@ -52,7 +52,7 @@ def _as_2d(values, name):
     return values
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FeatureExpansion:
     r"""Elements :math:`Z_i = a\,\varphi(p_i) + \sum_v C_{iv}\,\varphi(b_v)` of an RKHS.
 

@@ -96,7 +96,9 @@ def run_gamma(*, seed, gamma, settings):
         Z_learn, W_learn, distances = parts["learn"]
         Z_test, W_test, _ = parts["test"]
         d_n, d_reference = float(distances.mean()), float(parts["reference"][2].mean())
-        rho = float(np.sqrt(np.max(np.diag(kernel(np.array([[low], [high]]))))))
+        # ρ = max ‖φ(x)‖ over the domain (Prop. 3), on the search grid
+        domain = np.linspace(low, high, settings["n_grid"])[:, None]
+        rho = float(np.sqrt(np.max(np.diag(kernel(domain)))))
         labels = (learn.y > np.median(learn.y)).astype(int)
         grams = {
             "X": (kernel(learn.X), kernel(test.X, learn.X)),
