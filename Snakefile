@@ -28,6 +28,7 @@ include: "workflow/rules/dcm.smk"
 include: "workflow/rules/fairness.smk"
 include: "workflow/rules/adult_full.smk"
 include: "workflow/rules/coverage.smk"
+include: "workflow/rules/rates.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -73,6 +74,14 @@ localrules:
     coverage_aggregate,
     coverage_figure,
     coverage_report,
+    rates,
+    projection,
+    rates_aggregate,
+    rates_figure,
+    rates_report,
+    projection_aggregate,
+    projection_figure,
+    projection_report,
 
 
 rule all:
@@ -87,4 +96,6 @@ rule all:
         rules.adult.input,
         rules.adult_full.input,
         rules.coverage.input,
+        rules.rates.input,
+        rules.projection.input,
         "results/report.md",

@@ -70,6 +70,13 @@ CME_RULES = {
     "cme_oblivious_figure",
     "cme_oblivious_report",
 }
+RATES_RULES = {"rates_run", "rates_aggregate", "rates_figure", "rates_report"}
+PROJECTION_RULES = {
+    "projection_run",
+    "projection_aggregate",
+    "projection_figure",
+    "projection_report",
+}
 OUTPUTS = [
     "results/tables/ridge.csv",
     "results/tables/ridge_best_constant.csv",
@@ -117,6 +124,12 @@ OUTPUTS = [
     "results/figures/coverage_rmse.png",
     "results/report/coverage.md",
     "results/report/coverage.json",
+    "results/tables/oblivious_rates.csv",
+    "results/figures/oblivious_rates.png",
+    "results/report/rates.md",
+    "results/tables/projection.csv",
+    "results/figures/oblivious_projection.png",
+    "results/report/projection.md",
     "results/report.md",
     "results/verdicts.csv",
     "results/provenance.json",
@@ -138,6 +151,8 @@ DETERMINISTIC = [
     "results/tables/adult_table1.csv",
     "results/tables/coverage_table1.csv",
     "results/coverage/repetitions.csv",
+    "results/tables/oblivious_rates.csv",
+    "results/tables/projection.csv",
 ]
 
 
@@ -292,6 +307,8 @@ def n_dcm_parkinsons_fits(config):
             | DCM_SYNTHETIC_RULES
             | DCM_PARKINSONS_RULES
             | COVERAGE_RULES
+            | RATES_RULES
+            | PROJECTION_RULES
             | {"report", "all"},
         ),
         ("illustration", ILLUSTRATION_RULES | {"illustration"}),
@@ -303,6 +320,8 @@ def n_dcm_parkinsons_fits(config):
         ("dcm_synthetic", DCM_SYNTHETIC_RULES | {"dcm_synthetic"}),
         ("dcm_parkinsons", DCM_PARKINSONS_RULES | {"dcm_parkinsons"}),
         ("coverage", COVERAGE_RULES | {"coverage"}),
+        ("rates", RATES_RULES | {"rates"}),
+        ("projection", PROJECTION_RULES | {"projection"}),
     ],
 )
 def test_default_config_dry_run_schedules_expected_rules(target, expected):
@@ -326,6 +345,9 @@ def test_default_config_dry_run_schedules_expected_rules(target, expected):
             len(spec["variants"]) for spec in config["students"]["c_selections"].values()
         ),
         "coverage_shard": n_coverage_shards(config),
+        "rates_run": len(config["rates"]["finite"]["n_values"])
+        + len(config["rates"]["continuous"]["dims"]),
+        "projection_run": len(config["projection"]["gammas"]),
         "adult_fit": len(config["adult"]["protocols"]) * len(config["adult"]["run_grids"]),
         "adult_full_fit": len(config["adult_full"]["methods"]),
         # one download per file: adult.data and adult.test, parkinsons_updrs.data

@@ -13,6 +13,8 @@ REPORT_EXPERIMENTS = [
     "dcm_synthetic",
     "dcm_parkinsons",
     "coverage",
+    "rates",
+    "projection",
 ]
 PAPER_SCALE_COMMAND = "snakemake --configfile config/paper.yaml"
 

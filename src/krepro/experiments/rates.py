@@ -1,0 +1,219 @@
+r"""Rates of the estimators of :math:`E[\varphi(X)\mid S]` (paper Props. 5 and 6), measured.
+
+For each setting (a finite S with k values, or a uniform :math:`S \in [0,1]^d`) and sample
+size n, repetitions draw an estimation sample of :class:`krepro.rates.GaussianConditionalModel`,
+fit the estimator and record its error :math:`\lVert E^S_n\varphi(X) - E^S\varphi(X)\rVert_{2,n}`
+against the closed-form truth (:func:`krepro.rates.embedding_errors`, averaged over the law of
+S). Estimators:
+
+* ``partition`` — the paper's plug-in estimator: one cell per value of a finite S; for a
+  continuous S the dyadic partition with Proposition 6's :math:`\ell = n^{1/(2(d+1))}` cells
+  per axis;
+* ``cme`` — the conditional mean embedding :math:`\sum_v\alpha_v(s)\varphi(x_v)`
+  (:class:`krepro.cme.CMEConditionalMean`, λ by generalised cross-validation), continuous S.
+
+:func:`slope_table` fits the log-log slopes with bootstrap intervals beside the theory.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from krepro.cme import CMEConditionalMean
+from krepro.conditional import DyadicPartition, FiniteValuePartition, PartitionConditionalMean
+from krepro.rates import (
+    GaussianConditionalModel,
+    cells_per_axis_schedule,
+    embedding_errors,
+    fit_slope,
+    theory_slope,
+)
+from krepro.seeding import generator
+
+__all__ = ["ESTIMATORS", "error_table", "run_setting", "setting_names", "slope_table", "tidy"]
+
+ESTIMATORS = ("partition", "cme")
+SLOPE_COLUMNS = [
+    "estimator",
+    "setting",
+    "kind",
+    "d",
+    "n_values",
+    "slope",
+    "slope_ci_low",
+    "slope_ci_high",
+    "theory_slope",
+    "r2",
+    "n_min",
+    "n_max",
+    "n_sizes",
+    "n_reps",
+]
+
+
+def setting_names(settings):
+    """Names of the settings of a ``rates`` config section: ``finite_k<k>``, ``continuous_d<d>``."""
+    return [f"finite_k{k}" for k in settings["finite"]["n_values"]] + [
+        f"continuous_d{d}" for d in settings["continuous"]["dims"]
+    ]
+
+
+def _parse(setting):
+    kind, _, value = setting.partition("_")
+    if kind == "finite" and value.startswith("k"):
+        return kind, int(value[1:])
+    if kind == "continuous" and value.startswith("d"):
+        return kind, int(value[1:])
+    raise ValueError(f"Unknown rates setting {setting!r}; expected finite_k<k> or continuous_d<d>.")
+
+
+def _model(setting, settings):
+    kind, value = _parse(setting)
+    common = {
+        "mean_scale": settings["mean_scale"],
+        "sd": settings["sd"],
+        "kernel_gamma": settings["kernel_gamma"],
+    }
+    if kind == "finite":
+        return GaussianConditionalModel("finite", n_values=value, **common)
+    return GaussianConditionalModel("continuous", d=value, **common)
+
+
+def _fit_partition(model, S, n, settings):
+    if model.kind == "finite":
+        partition = FiniteValuePartition(values=np.arange(model.n_values, dtype=float))
+        estimator = PartitionConditionalMean(partition).fit(S)
+        return estimator, model.query_points(), {"n_cells": model.n_values}
+    continuous = settings["continuous"]
+    ell = cells_per_axis_schedule(n, model.d, scale=continuous["cells_scale"])
+    estimator = PartitionConditionalMean(DyadicPartition(0.0, 1.0, ell)).fit(S)
+    per_cell = -(-continuous["grid_points_per_axis"][f"d{model.d}"] // ell)  # ceil division
+    query = model.query_points(ell, per_cell)
+    return estimator, query, {"n_cells": ell**model.d, "cells_per_axis": ell}
+
+
+def _fit_cme(model, S, X, settings):
+    cme = settings["cme"]
+    alphas = 10.0 ** np.arange(cme["log10_alpha_min"], cme["log10_alpha_max"] + 1)
+    estimator = CMEConditionalMean(kernel="rbf", gamma=cme["gamma"], alphas=alphas)
+    estimator.fit(S, output_gram=model.kernel(X))
+    query = model.query_points(settings["cme"]["grid_points_per_axis"][f"d{model.d}"])
+    return estimator, query, {"lambda": estimator.alpha_}
+
+
+def run_setting(*, seed, setting, settings):
+    """All sizes and repetitions of one setting, for every estimator that applies.
+
+    Parameters
+    ----------
+    seed : int
+        Root seed; the sample of (setting, n, repetition) is shared by the estimators.
+    setting : str
+        ``finite_k<k>`` or ``continuous_d<d>``.
+    settings : mapping
+        The ``rates`` config section.
+
+    Returns
+    -------
+    list of dict
+        One record per (estimator, n, repetition): ``error`` (the :math:`\\lVert\\cdot
+        \\rVert_{2,n}` error), cell counts or the selected λ, CPU seconds.
+    """
+    model = _model(setting, settings)
+    kind = model.kind
+    jobs = [("partition", settings[kind]["sizes"])]
+    if kind == "continuous" and model.d in settings["cme"]["dims"]:
+        jobs.append(("cme", settings["cme"]["sizes"]))
+    records = []
+    for estimator_name, sizes in jobs:
+        for n in sizes:
+            for repetition in range(settings["n_repetitions"]):
+                rng = generator(seed, "rates", setting, int(n), repetition)
+                S, X = model.sample(rng, int(n))
+                start = time.process_time()
+                if estimator_name == "partition":
+                    estimator, (query, weights), extra = _fit_partition(model, S, int(n), settings)
+                else:
+                    estimator, (query, weights), extra = _fit_cme(model, S, X, settings)
+                squared = embedding_errors(estimator, X, query, model)
+                error = float(np.sqrt(max(float(weights @ squared), 0.0)))
+                records.append(
+                    {
+                        "estimator": estimator_name,
+                        "setting": setting,
+                        "kind": kind,
+                        "d": model.d if kind == "continuous" else 1,
+                        "n_values": model.n_values if kind == "finite" else None,
+                        "n": int(n),
+                        "repetition": repetition,
+                        "error": error,
+                        "n_cells": extra.get("n_cells"),
+                        "cells_per_axis": extra.get("cells_per_axis"),
+                        "lambda": extra.get("lambda"),
+                        "n_query": len(query),
+                        "cpu_seconds": time.process_time() - start,
+                        "status": "ok",
+                    }
+                )
+    return records
+
+
+def tidy(records):
+    """One row per run, sorted by estimator, setting, n and repetition."""
+    frame = pd.DataFrame.from_records(records)
+    return frame.sort_values(
+        ["estimator", "setting", "n", "repetition"], kind="stable"
+    ).reset_index(drop=True)
+
+
+def error_table(runs):
+    """Mean, sd and geometric mean of the error per (estimator, setting, n)."""
+    grouped = runs[runs["status"] == "ok"].groupby(["estimator", "setting", "n"], sort=True)
+    table = grouped.agg(
+        error_mean=("error", "mean"),
+        error_sd=("error", lambda v: v.std(ddof=1)),
+        n_reps=("error", "size"),
+        n_cells=("n_cells", "first"),
+    )
+    return table.reset_index()
+
+
+def slope_table(runs, *, seed, n_bootstrap, confidence):
+    """Log-log slope of the mean error against n per (estimator, setting), beside the theory.
+
+    The theory is Proposition 5 (finite S, both estimators would share it, only the partition
+    estimator is run) or Proposition 6 (partition estimator with its cell schedule); the CME
+    has no rate in the paper (``theory_slope`` empty).
+    """
+    rows = []
+    ok = runs[runs["status"] == "ok"]
+    for (estimator, setting), group in ok.groupby(["estimator", "setting"], sort=True):
+        wide = group.pivot(index="n", columns="repetition", values="error").sort_index()
+        fit = fit_slope(
+            wide.index.to_numpy(),
+            wide.to_numpy(),
+            n_bootstrap=n_bootstrap,
+            confidence=confidence,
+            random_state=generator(seed, "rates-bootstrap", estimator, setting),
+        )
+        kind, value = _parse(setting)
+        theory = theory_slope(kind, value) if estimator == "partition" else None
+        rows.append(
+            {
+                "estimator": estimator,
+                "setting": setting,
+                "kind": kind,
+                "d": value if kind == "continuous" else 1,
+                "n_values": value if kind == "finite" else None,
+                **{key: fit[key] for key in ("slope", "slope_ci_low", "slope_ci_high", "r2")},
+                "theory_slope": theory,
+                "n_min": int(wide.index.min()),
+                "n_max": int(wide.index.max()),
+                "n_sizes": len(wide),
+                "n_reps": int(wide.notna().sum(axis=1).min()),
+            }
+        )
+    return pd.DataFrame(rows, columns=SLOPE_COLUMNS)

@@ -1,0 +1,245 @@
+"""Projection onto M = φ[X]: kernel expansions, pre-images with known answers, verdicts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from krepro.cme import CMEConditionalMean
+from krepro.conditional import DyadicPartition, PartitionConditionalMean
+from krepro.experiments.projection import aggregate, run_gamma, tidy
+from krepro.kernels import gram
+from krepro.oblivious import ObliviousKernel
+from krepro.projection import (
+    FeatureExpansion,
+    feature_coordinates,
+    hoeffding_radius,
+    oblivious_expansion,
+    project_onto_manifold,
+)
+from krepro.report.rates import projection_section
+from krepro.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+
+REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["oblivious"]
+SETTINGS = {
+    "gammas": [0.0, 1.0],
+    "n_repetitions": 2,
+    "n_estimation": 40,
+    "n_points": 40,
+    "n_test": 40,
+    "n_reference": 60,
+    "noise_variance": 0.1,
+    "kernel_gamma": 1.0,
+    "partition": {"low": -5.0, "high": 5.0, "cells_per_axis": 4},
+    "n_grid": 41,
+    "n_refine": 6,
+    "classifier_C": 1.0,
+    "beta_bins": 4,
+}
+
+
+def rbf(A, B=None):
+    return gram(A, B, "rbf", gamma=1.0)
+
+
+def _sample(n, seed=0):
+    rng = np.random.default_rng(seed)
+    S = rng.uniform(-5, 5, n)
+    X = (0.5 * S + 0.5 * rng.uniform(-5, 5, n))[:, None]
+    return S, X
+
+
+def _oblivious(seed=0, estimator=None):
+    S_est, X_est = _sample(60, seed)
+    S, X = _sample(25, seed + 1)
+    if estimator is None:
+        estimator = PartitionConditionalMean(DyadicPartition(-5.0, 5.0, 4))
+        kernel = ObliviousKernel(
+            gamma=1.0, partition="dyadic", partition_bounds=(-5.0, 5.0), cells_per_axis=4
+        )
+    else:
+        kernel = ObliviousKernel(gamma=1.0, conditional_mean=estimator)
+    if getattr(estimator, "needs_output_gram", False):
+        estimator.fit(S_est, output_gram=rbf(X_est))
+    else:
+        estimator.fit(S_est)
+    kernel.fit(X_est, sensitive_features=S_est)
+    return oblivious_expansion(estimator, X, S, X_est, rbf), kernel, (X, S)
+
+
+# --------------------------------------------------------------------------- expansions
+
+
+@pytest.mark.parametrize("cme", [False, True])
+def test_oblivious_expansion_matches_the_oblivious_kernel(cme):
+    """Z of eq. (9) as a kernel expansion has the Gram matrix of Algorithm 1."""
+    estimator = CMEConditionalMean(gamma=1.0, alpha=1e-3) if cme else None
+    expansion, kernel, (X, S) = _oblivious(3, estimator)
+    np.testing.assert_allclose(expansion.gram(), kernel.gram(X, S), atol=1e-10)
+    np.testing.assert_allclose(expansion.norms_sq(), np.diag(kernel.gram(X, S)), atol=1e-10)
+    grid = np.linspace(-5, 5, 7)[:, None]
+    np.testing.assert_allclose(
+        expansion.inner_features(grid), kernel.mixed_gram(X, S, grid), atol=1e-10
+    )
+    other, _, (X2, S2) = _oblivious(3, estimator)
+    np.testing.assert_allclose(expansion.inner(other), kernel.gram(X, S, X2, S2), atol=1e-10)
+
+
+def test_inner_paired_picks_per_element_candidates():
+    expansion, _, _ = _oblivious(4)
+    Y = np.random.default_rng(0).uniform(-5, 5, size=(len(expansion), 3, 1))
+    paired = expansion.inner_paired(Y)
+    for i in range(len(expansion)):
+        np.testing.assert_allclose(paired[i], expansion.inner_features(Y[i])[i], atol=1e-12)
+
+
+def test_expansion_validates_shapes():
+    with pytest.raises(ValueError, match="coefficients must have shape"):
+        FeatureExpansion(np.zeros((3, 1)), np.zeros((2, 1)), np.zeros((3, 3)), rbf)
+    with pytest.raises(ValueError, match="same dimension"):
+        FeatureExpansion(np.zeros((3, 1)), np.zeros((2, 2)), np.zeros((3, 2)), rbf)
+
+
+# --------------------------------------------------------------------------- projection
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_point_on_the_manifold_projects_to_itself(p):
+    """Z = φ(x) is on M: its projection is x and its distance 0 (off-grid points too)."""
+    x = np.random.default_rng(p).uniform(-2, 2, size=(6, p))
+    expansion = FeatureExpansion(x, np.zeros((1, p)), np.zeros((6, 1)), rbf)
+    W, distances = project_onto_manifold(expansion, -3.0, 3.0, n_grid=31, n_refine=25)
+    np.testing.assert_allclose(W, x, atol=1e-6)
+    np.testing.assert_allclose(distances, 0.0, atol=1e-5)
+
+
+def test_two_point_mixture_has_the_closed_form_distance():
+    """Z = ½φ(a) + ½φ(b) with k(a, b) ≈ 0: the projection is a or b, d² = ½ + 1 − 1 = ½."""
+    atoms = np.array([[-4.0], [4.0]])
+    expansion = FeatureExpansion(np.zeros((1, 1)), atoms, np.array([[0.5, 0.5]]), rbf, 0.0)
+    W, distances = project_onto_manifold(expansion, -5.0, 5.0, n_grid=101)
+    assert abs(abs(W[0, 0]) - 4.0) < 1e-6
+    k_ab = np.exp(-64.0)
+    assert distances[0] ** 2 == pytest.approx(0.5 + 0.5 * k_ab + 1.0 - (1 + k_ab), abs=1e-9)
+
+
+def test_projection_agrees_with_brute_force():
+    """Grid + refinement vs exhaustive search on a 20 001-point grid."""
+    expansion, _, _ = _oblivious(5)
+    W, distances = project_onto_manifold(expansion, -5.0, 5.0, n_grid=201, n_refine=20)
+    fine = np.linspace(-5, 5, 20_001)[:, None]
+    values = 1.0 - 2.0 * expansion.inner_features(fine)
+    brute = np.sqrt(np.maximum(expansion.norms_sq() + values.min(axis=1), 0.0))
+    # the refined minimum is at least as low as the fine grid's (up to the grid's own error)
+    assert np.all(distances <= brute + 1e-9)
+    np.testing.assert_allclose(distances, brute, atol=1e-6)
+    np.testing.assert_allclose(W[:, 0], fine[values.argmin(axis=1), 0], atol=2e-3)
+
+
+def test_projection_rejects_bad_domains():
+    expansion = FeatureExpansion(np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((1, 1)), rbf)
+    with pytest.raises(ValueError, match="low < high"):
+        project_onto_manifold(expansion, 1.0, 1.0)
+    with pytest.raises(ValueError, match="n_grid"):
+        project_onto_manifold(expansion, 0.0, 1.0, n_grid=1)
+    with pytest.raises(ValueError, match="n_refine"):
+        project_onto_manifold(expansion, 0.0, 1.0, n_refine=-1)
+
+
+def test_hoeffding_radius():
+    # 2 exp(−2nε²/R²) = δ
+    eps = hoeffding_radius(100, 1.0, 0.05, range_factor=5)
+    assert 2 * np.exp(-2 * 100 * eps**2 / 25) == pytest.approx(0.05)
+    with pytest.raises(ValueError, match="delta"):
+        hoeffding_radius(100, 1.0, 1.5, range_factor=5)
+
+
+def test_feature_coordinates_keep_rkhs_distances():
+    expansion, _, _ = _oblivious(6)
+    G = expansion.gram()
+    coordinates = feature_coordinates(G)
+    squared = np.diag(G)[:, None] + np.diag(G)[None, :] - 2 * G
+    euclidean = ((coordinates[:, None, :] - coordinates[None, :, :]) ** 2).sum(axis=2)
+    np.testing.assert_allclose(euclidean, np.maximum(squared, 0), atol=1e-8)
+
+
+# --------------------------------------------------------------------------- experiment
+
+
+def test_run_gamma_and_aggregate():
+    records = run_gamma(seed=1, gamma=0.0, settings=SETTINGS) + run_gamma(
+        seed=1, gamma=1.0, settings=SETTINGS
+    )
+    runs = tidy(records)
+    assert len(runs) == 4
+    assert (runs["d_n"] > 0).all()
+    assert (runs["abs_deviation"] == (runs["d_n"] - runs["d_reference"]).abs()).all()
+    table = aggregate(runs)
+    assert list(table["gamma"]) == [0.0, 1.0]
+    # X = S at γ = 0: the dependence of X on S is complete
+    assert table.loc[0, "dcor_X_mean"] == pytest.approx(1.0)
+    assert set(table["n_reps"]) == {2}
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+def _frames(deviation, dcor_w, n_reps=20, d_n=(0.8, 0.5, 0.2)):
+    gammas = [0.0, 0.5, 1.0]
+    runs = pd.DataFrame(
+        {
+            "gamma": np.repeat(gammas, n_reps),
+            "n_points": 300,
+            "rho": 1.0,
+            "abs_deviation": deviation,
+            "status": "ok",
+        }
+    )
+    table = pd.DataFrame(
+        {
+            "gamma": gammas,
+            "d_n_mean": d_n,
+            "d_reference_mean": d_n,
+            "max_abs_deviation": 0.01,
+            "mean_shift_mean": 0.1,
+            "n_reps": n_reps,
+            **{
+                f"{m}_{f}_mean": 0.1
+                for m in ("dcor", "beta", "error")
+                for f in ("X", "Z", "W")
+                if (m, f) != ("dcor", "W")
+            },
+            "dcor_W_mean": dcor_w,
+        }
+    )
+    return table, runs
+
+
+def _verdicts(table, runs):
+    section = projection_section(table, runs, REFERENCE["projection"], SETTINGS, scale="test")
+    return {v.claim_id: v for v in section.verdicts}
+
+
+def test_projection_verdicts():
+    table, runs = _frames(0.01, [0.8, 0.5, 0.1])
+    verdicts = _verdicts(table, runs)
+    concentration = verdicts["distance_concentration"]
+    assert (concentration.verdict, concentration.n_repetitions) == (REPRODUCED, 60)
+    assert verdicts["dependence_follows_distance"].verdict == REPRODUCED
+    assert verdicts["dependence_follows_distance"].primary
+
+
+def test_projection_verdicts_fail_and_evidence_rule():
+    radius = hoeffding_radius(300, 1.0, 0.05, range_factor=5)
+    table, runs = _frames(2 * radius, [0.1, 0.5, 0.8])
+    verdicts = _verdicts(table, runs)
+    assert verdicts["distance_concentration"].verdict == NOT_REPRODUCED
+    assert verdicts["dependence_follows_distance"].verdict == NOT_REPRODUCED
+    table, runs = _frames(0.01, [0.8, 0.5, 0.1], n_reps=4)
+    verdicts = _verdicts(table, runs)
+    # 12 instances < 20 for the probability bound; 4 repetitions < 20 per γ
+    assert verdicts["distance_concentration"].verdict == INCONCLUSIVE
+    assert verdicts["dependence_follows_distance"].verdict == INCONCLUSIVE
+    assert verdicts["dependence_follows_distance"].check_verdict == REPRODUCED

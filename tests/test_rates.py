@@ -1,0 +1,306 @@
+"""Rates of the E[φ(X)|S] estimators: closed forms, error formula, slope fits, verdicts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from krepro.cme import CMEConditionalMean
+from krepro.conditional import DyadicPartition, FiniteValuePartition, PartitionConditionalMean
+from krepro.experiments.rates import SLOPE_COLUMNS, error_table, run_setting, slope_table, tidy
+from krepro.kernels import gram
+from krepro.rates import (
+    GaussianConditionalModel,
+    cells_per_axis_schedule,
+    embedding_errors,
+    fit_slope,
+    midpoint_grid,
+    theory_slope,
+)
+from krepro.report.rates import rates_section
+from krepro.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
+
+REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["oblivious"]
+
+TINY = {
+    "n_repetitions": 3,
+    "n_bootstrap": 200,
+    "confidence": 0.95,
+    "kernel_gamma": 1.0,
+    "sd": 0.5,
+    "mean_scale": 2.0,
+    "finite": {"n_values": [2], "sizes": [40, 80, 160]},
+    "continuous": {
+        "dims": [1, 2],
+        "sizes": [40, 80, 160],
+        "cells_scale": 1.0,
+        "grid_points_per_axis": {"d1": 32, "d2": 8},
+    },
+    "cme": {
+        "dims": [1],
+        "sizes": [40, 80],
+        "gamma": 10.0,
+        "log10_alpha_min": -5,
+        "log10_alpha_max": -1,
+        "grid_points_per_axis": {"d1": 16, "d2": 8},
+    },
+}
+
+
+# --------------------------------------------------------------------------- closed forms
+
+
+@pytest.mark.parametrize("kind", ["finite", "continuous"])
+def test_closed_form_embedding_matches_monte_carlo(kind):
+    """E[k(X, x) | S = s] and ‖g(s)‖² against 400 000 draws of X given s.
+
+    k ∈ [0, 1], so each Monte Carlo mean has sd ≤ 0.5 / √(4·10⁵) < 1e-3: 5e-3 is 5 sd.
+    """
+    model = GaussianConditionalModel(kind, n_values=3, d=2, mean_scale=1.5, sd=0.7)
+    rng = np.random.default_rng(0)
+    s = np.array([[2.0]]) if kind == "finite" else np.array([[0.2, 0.9]])
+    mu = model.mean(s)[0]
+    draws = mu + model.sd * rng.standard_normal(400_000)
+    x = np.array([[-0.5], [0.4], [1.3]])
+    monte_carlo = gram(draws, x, "rbf", gamma=model.kernel_gamma).mean(axis=0)
+    np.testing.assert_allclose(model.embedding(s, x)[:, 0], monte_carlo, atol=5e-3)
+    pairs = np.exp(-model.kernel_gamma * (draws[::2] - draws[1::2]) ** 2).mean()
+    np.testing.assert_allclose(model.embedding_norm_sq(s)[0], pairs, atol=5e-3)
+
+
+def test_model_rejects_bad_parameters():
+    with pytest.raises(ValueError, match="kind"):
+        GaussianConditionalModel("discrete")
+    with pytest.raises(ValueError, match="sd"):
+        GaussianConditionalModel("finite", sd=0.0)
+    with pytest.raises(ValueError, match="d must"):
+        GaussianConditionalModel("continuous", d=0)
+
+
+def test_theory_slopes_and_schedule():
+    assert theory_slope("finite") == -0.5
+    assert theory_slope("continuous", 1) == -0.25
+    assert theory_slope("continuous", 2) == pytest.approx(-1 / 6)
+    assert theory_slope("other") is None
+    # ℓ = ⌈n^(1/(2(d+1)))⌉: 16^(1/4) = 2 exactly, 17^(1/4) just above 2
+    assert cells_per_axis_schedule(16, 1) == 2
+    assert cells_per_axis_schedule(17, 1) == 3
+    assert cells_per_axis_schedule(64, 2) == 2
+    with pytest.raises(ValueError, match="n must"):
+        cells_per_axis_schedule(0, 1)
+
+
+def test_midpoint_grid_is_aligned_with_cells():
+    points, weights = midpoint_grid(4, 2, points_per_cell=3)
+    assert points.shape == (144, 2)
+    assert weights.sum() == pytest.approx(1.0)
+    cells = DyadicPartition(0.0, 1.0, 4).fit(points).assign(points)
+    assert np.all(np.bincount(cells) == 9)  # every cell gets the same 3 × 3 points
+
+
+# --------------------------------------------------------------------------- error formula
+
+
+class _Dense:
+    """The same estimator without its cell structure: forces the generic w(s) K w(s) path."""
+
+    def __init__(self, estimator):
+        self.weights_ = estimator.weights_
+        self.membership = estimator.membership
+
+
+def test_partition_error_path_equals_generic_formula():
+    model = GaussianConditionalModel("continuous", d=2)
+    S, X = model.sample(np.random.default_rng(1), 150)
+    estimator = PartitionConditionalMean(DyadicPartition(0.0, 1.0, 3)).fit(S)
+    query, _ = model.query_points(3, 2)
+    fast = embedding_errors(estimator, X, query, model, block=7)
+    slow = embedding_errors(_Dense(estimator), X, query, model)
+    np.testing.assert_allclose(fast, slow, rtol=1e-10, atol=1e-12)
+    assert np.all(fast > 0)
+
+
+def test_error_matches_large_sample_truth():
+    """‖ĝ_s − g_s‖² from the closed form vs from a 400 000-point sample standing in for g_s.
+
+    Kernel values have sd ≈ 0.3, so the cross term (2 × a mean of 4·10⁵) and the pair average
+    (2·10⁵ pairs) each have Monte Carlo sd ≈ 1e-3; 4e-3 is over 3 sd of their sum, while the
+    errors themselves are ≈ 1e-2.
+    """
+    model = GaussianConditionalModel("finite", n_values=2, sd=0.5)
+    rng = np.random.default_rng(2)
+    S, X = model.sample(rng, 60)
+    estimator = PartitionConditionalMean(FiniteValuePartition(values=[0.0, 1.0])).fit(S)
+    closed = embedding_errors(estimator, X, np.array([[0.0], [1.0]]), model)
+    for value in (0, 1):
+        members = X[S[:, 0] == value]
+        big = model.mean(np.array([[value]]))[0] + model.sd * rng.standard_normal(400_000)
+        k = lambda a, b: gram(a, b, "rbf", gamma=model.kernel_gamma)  # noqa: E731
+        # ⟨ĝ_s, g_s⟩ by the large sample; ‖g_s‖² by independent pairs of it (unbiased)
+        pairs = np.exp(-model.kernel_gamma * (big[::2] - big[1::2]) ** 2).mean()
+        large = k(members, members).mean() - 2 * k(members, big).mean() + pairs
+        assert closed[value] == pytest.approx(large, abs=4e-3)
+
+
+def test_cme_error_is_small_for_a_large_sample():
+    model = GaussianConditionalModel("continuous", d=1)
+    errors = []
+    for n in (50, 800):
+        S, X = model.sample(np.random.default_rng(n), n)
+        cme = CMEConditionalMean(gamma=10.0, alphas=10.0 ** np.arange(-6, 0))
+        cme.fit(S, output_gram=model.kernel(X))
+        query, weights = model.query_points(64)
+        errors.append(float(weights @ embedding_errors(cme, X, query, model)))
+    assert errors[1] < errors[0] / 4  # 16× the points: rate n^(−1/2) or better in squares
+
+
+def test_empty_cell_error_is_the_norm_of_the_truth():
+    model = GaussianConditionalModel("finite", n_values=3)
+    S = np.zeros((5, 1))
+    X = np.linspace(-1, 1, 5)[:, None]
+    estimator = PartitionConditionalMean(FiniteValuePartition(values=[0.0, 1.0, 2.0])).fit(S)
+    errors = embedding_errors(estimator, X, np.array([[1.0], [2.0]]), model)
+    np.testing.assert_allclose(errors, model.embedding_norm_sq(np.zeros(2)))
+
+
+# --------------------------------------------------------------------------- slope fits
+
+
+def test_fit_slope_recovers_an_exact_power_law():
+    sizes = np.array([100, 200, 400, 800])
+    errors = np.outer(3.0 * sizes**-0.5, np.ones(4))
+    fit = fit_slope(sizes, errors, n_bootstrap=100, random_state=0)
+    assert fit["slope"] == pytest.approx(-0.5)
+    assert fit["slope_ci_low"] == pytest.approx(-0.5)
+    assert fit["slope_ci_high"] == pytest.approx(-0.5)
+    assert fit["r2"] == pytest.approx(1.0)
+
+
+def test_fit_slope_interval_covers_the_truth_with_noise():
+    rng = np.random.default_rng(3)
+    sizes = np.array([100, 200, 400, 800, 1600])
+    errors = sizes[:, None] ** -0.25 * np.exp(0.1 * rng.standard_normal((5, 30)))
+    fit = fit_slope(sizes, errors, n_bootstrap=1000, random_state=1)
+    assert fit["slope_ci_low"] < -0.25 < fit["slope_ci_high"]
+    assert fit["slope_ci_high"] - fit["slope_ci_low"] < 0.1
+
+
+@pytest.mark.parametrize(
+    ("sizes", "errors", "match"),
+    [
+        ([100], np.ones((1, 3)), "two sizes"),
+        ([100, 200], np.ones((2, 1)), "two sizes"),
+        ([100, 200], np.ones((3, 2)), "shape"),
+        ([100, 200], np.zeros((2, 2)), "positive"),
+    ],
+)
+def test_fit_slope_rejects_bad_input(sizes, errors, match):
+    with pytest.raises(ValueError, match=match):
+        fit_slope(sizes, errors)
+
+
+# --------------------------------------------------------------------------- experiment
+
+
+def test_run_setting_and_tables():
+    records = []
+    for setting in ("finite_k2", "continuous_d1"):
+        records += run_setting(seed=5, setting=setting, settings=TINY)
+    runs = tidy(records)
+    assert set(runs["estimator"]) == {"partition", "cme"}
+    assert (runs["error"] > 0).all()
+    slopes = slope_table(runs, seed=5, n_bootstrap=50, confidence=0.9)
+    assert list(slopes.columns) == SLOPE_COLUMNS
+    contract = {"estimator", "setting", "slope", "slope_ci_low", "slope_ci_high", "theory_slope"}
+    assert contract <= set(slopes.columns)
+    partition = slopes.set_index(["estimator", "setting"])
+    assert partition.loc[("partition", "finite_k2"), "theory_slope"] == -0.5
+    assert np.isnan(partition.loc[("cme", "continuous_d1"), "theory_slope"])
+    errors = error_table(runs)
+    assert set(errors["n"]) == {40, 80, 160}
+    # the same draws whatever else runs: records are keyed by (setting, n, repetition)
+    again = tidy(run_setting(seed=5, setting="finite_k2", settings=TINY))
+    np.testing.assert_array_equal(
+        again["error"], runs[runs["setting"] == "finite_k2"]["error"].to_numpy()
+    )
+
+
+def test_unknown_setting_is_an_error():
+    with pytest.raises(ValueError, match="Unknown rates setting"):
+        run_setting(seed=0, setting="finite_two", settings=TINY)
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+def _slopes(rows):
+    base = {"estimator": "partition", "r2": 0.99, "n_min": 100, "n_max": 3200, "n_sizes": 6}
+    return pd.DataFrame([{**base, **row} for row in rows])
+
+
+def _finite(setting, slope, low, high, n_reps=20):
+    return {
+        "setting": setting,
+        "kind": "finite",
+        "d": 1,
+        "slope": slope,
+        "slope_ci_low": low,
+        "slope_ci_high": high,
+        "theory_slope": -0.5,
+        "n_reps": n_reps,
+    }
+
+
+def _continuous(d, slope, low, high, n_reps=20):
+    return {
+        "setting": f"continuous_d{d}",
+        "kind": "continuous",
+        "d": d,
+        "slope": slope,
+        "slope_ci_low": low,
+        "slope_ci_high": high,
+        "theory_slope": -1 / (2 * (d + 1)),
+        "n_reps": n_reps,
+    }
+
+
+ERRORS = pd.DataFrame(
+    {"estimator": ["partition"] * 2, "setting": ["finite_k2"] * 2, "n": [100, 200]}
+).assign(error_mean=[0.1, 0.07])
+
+
+def _verdicts(slopes):
+    section = rates_section(slopes, ERRORS, REFERENCE["rates"], TINY, scale="test")
+    return {v.claim_id: v for v in section.verdicts}
+
+
+def test_finite_rate_verdicts():
+    inside = _verdicts(_slopes([_finite("finite_k2", -0.51, -0.55, -0.47)]))["finite_rate"]
+    assert (inside.verdict, inside.primary, inside.protocol) == (REPRODUCED, True, "primary")
+    assert inside.n_repetitions == 20
+    partly = _verdicts(
+        _slopes(
+            [_finite("finite_k2", -0.51, -0.55, -0.47), _finite("finite_k5", -0.7, -0.75, -0.65)]
+        )
+    )["finite_rate"]
+    assert partly.verdict == PARTLY
+    assert "Faster" in partly.detail
+    out = _verdicts(_slopes([_finite("finite_k2", -0.3, -0.35, -0.25)]))["finite_rate"]
+    assert out.verdict == NOT_REPRODUCED
+    few = _verdicts(_slopes([_finite("finite_k2", -0.51, -0.55, -0.47, n_reps=5)]))
+    assert few["finite_rate"].verdict == INCONCLUSIVE
+    assert few["finite_rate"].check_verdict == REPRODUCED
+
+
+def test_continuous_rate_is_an_upper_bound():
+    faster = _verdicts(_slopes([_continuous(2, -0.23, -0.25, -0.21)]))["continuous_rate"]
+    assert faster.verdict == REPRODUCED
+    assert "upper bound" in faster.detail
+    slower = _verdicts(_slopes([_continuous(1, -0.1, -0.12, -0.08)]))["continuous_rate"]
+    assert slower.verdict == NOT_REPRODUCED
+    mixed = _verdicts(
+        _slopes([_continuous(1, -0.1, -0.12, -0.08), _continuous(2, -0.2, -0.22, -0.18)])
+    )["continuous_rate"]
+    assert mixed.verdict == PARTLY

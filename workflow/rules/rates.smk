@@ -1,0 +1,203 @@
+"""Extensions of the oblivious paper: rates of the E[φ(X)|S] estimators (Props. 5, 6; target:
+rates) and the projection of the oblivious features onto M = φ[X] (App. E.3; target:
+projection)."""
+
+RATES = config["rates"]
+RATES_SETTINGS = [f"finite_k{k}" for k in RATES["finite"]["n_values"]] + [
+    f"continuous_d{d}" for d in RATES["continuous"]["dims"]
+]
+PROJECTION = config["projection"]
+
+
+rule rates_run:
+    output:
+        "results/rates/runs/{setting}.json",
+    log:
+        "logs/rates/run/{setting}.log",
+    benchmark:
+        "benchmarks/out/rates/run/{setting}.tsv"
+    wildcard_constraints:
+        setting=r"finite_k\d+|continuous_d\d+",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        seed=config["seed"],
+        settings=RATES,
+        code=script_code("rates_run.py"),
+    script:
+        "../scripts/rates_run.py"
+
+
+rule rates_aggregate:
+    input:
+        expand("results/rates/runs/{setting}.json", setting=RATES_SETTINGS),
+    output:
+        runs="results/rates/rates.csv",
+        errors="results/rates/errors.csv",
+        table=report(
+            "results/tables/oblivious_rates.csv",
+            caption="../report/oblivious_rates_table.rst",
+            category="Oblivious features tables",
+        ),
+    log:
+        "logs/rates/aggregate.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        seed=config["seed"],
+        n_bootstrap=RATES["n_bootstrap"],
+        confidence=RATES["confidence"],
+        code=script_code("rates_aggregate.py"),
+    script:
+        "../scripts/rates_aggregate.py"
+
+
+rule rates_figure:
+    input:
+        errors="results/rates/errors.csv",
+        table="results/tables/oblivious_rates.csv",
+    output:
+        report(
+            "results/figures/oblivious_rates.png",
+            caption="../report/oblivious_rates.rst",
+            category="Oblivious features",
+        ),
+    log:
+        "logs/rates/figure.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        code=script_code("rates_figure.py"),
+    script:
+        "../scripts/rates_figure.py"
+
+
+rule rates_report:
+    input:
+        errors="results/rates/errors.csv",
+        table="results/tables/oblivious_rates.csv",
+        reference=PAPER_REFERENCE,
+    output:
+        json="results/report/rates.json",
+        md="results/report/rates.md",
+    log:
+        "logs/rates/report.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        settings=RATES,
+        scale=config["scale"],
+        code=script_code("rates_report.py"),
+    script:
+        "../scripts/rates_report.py"
+
+
+rule rates:
+    input:
+        "results/tables/oblivious_rates.csv",
+        "results/figures/oblivious_rates.png",
+        "results/report/rates.md",
+
+
+rule projection_run:
+    output:
+        "results/projection/runs/gamma-{gamma}.json",
+    log:
+        "logs/projection/run/gamma-{gamma}.log",
+    benchmark:
+        "benchmarks/out/projection/run/gamma-{gamma}.tsv"
+    wildcard_constraints:
+        gamma=r"[0-9.]+",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
+    params:
+        seed=config["seed"],
+        settings=PROJECTION,
+        code=script_code("projection_run.py"),
+    script:
+        "../scripts/projection_run.py"
+
+
+rule projection_aggregate:
+    input:
+        expand(
+            "results/projection/runs/gamma-{gamma}.json",
+            gamma=[f"{g:g}" for g in PROJECTION["gammas"]],
+        ),
+    output:
+        runs="results/projection/projection.csv",
+        table=report(
+            "results/tables/projection.csv",
+            caption="../report/projection_table.rst",
+            category="Oblivious features tables",
+        ),
+    log:
+        "logs/projection/aggregate.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        code=script_code("projection_aggregate.py"),
+    script:
+        "../scripts/projection_aggregate.py"
+
+
+rule projection_figure:
+    input:
+        "results/tables/projection.csv",
+    output:
+        report(
+            "results/figures/oblivious_projection.png",
+            caption="../report/oblivious_projection.rst",
+            category="Oblivious features",
+        ),
+    log:
+        "logs/projection/figure.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        code=script_code("projection_figure.py"),
+    script:
+        "../scripts/projection_figure.py"
+
+
+rule projection_report:
+    input:
+        runs="results/projection/projection.csv",
+        table="results/tables/projection.csv",
+        reference=PAPER_REFERENCE,
+    output:
+        json="results/report/projection.json",
+        md="results/report/projection.md",
+    log:
+        "logs/projection/report.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        settings=PROJECTION,
+        scale=config["scale"],
+        code=script_code("projection_report.py"),
+    script:
+        "../scripts/projection_report.py"
+
+
+rule projection:
+    input:
+        "results/tables/projection.csv",
+        "results/figures/oblivious_projection.png",
+        "results/report/projection.md",

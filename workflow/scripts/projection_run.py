@@ -1,0 +1,16 @@
+"""Projection of the oblivious features onto M for one γ (all repetitions)."""
+
+from krepro.experiments.projection import run_gamma
+from krepro.records import write_records
+from krepro.runtime import job
+
+with job(snakemake) as log:
+    records = run_gamma(
+        seed=snakemake.params.seed,
+        gamma=float(snakemake.wildcards.gamma),
+        settings=snakemake.params.settings,
+    )
+    log.info("%d records", len(records))
+    write_records(
+        snakemake.output[0], records, rule=snakemake.rule, wildcards=dict(snakemake.wildcards)
+    )
