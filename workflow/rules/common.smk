@@ -5,6 +5,11 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
+from krepro.configuration import coerce_config
+
+# `--config key={...}` gives nested values as strings: read them as the schema's types.
+SCHEMA = Path(workflow.basedir, "workflow", "schemas", "config.schema.yaml")
+config.update(coerce_config(config, SCHEMA))
 validate(config, schema="../schemas/config.schema.yaml")
 
 if config["ridge"]["primary_variant"] not in config["ridge"]["variants"]:
