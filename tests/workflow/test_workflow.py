@@ -407,12 +407,23 @@ def test_unchanged_config_schedules_nothing(tiny_run):
 
 
 @pytest.mark.slow
-def test_ridge_parameter_reruns_only_ridge(tiny_run, tiny, tmp_path):
-    """Changing ridge.n_repetitions reruns ridge_fit and what depends on it, nothing else."""
-    changed = copy.deepcopy(tiny)
-    changed["ridge"]["n_repetitions"] += 1
-    config = write_yaml(tmp_path / "changed.yaml", changed)
-    out = ok(snakemake("-n", workdir=tiny_run, config=config))
+@pytest.mark.parametrize("how", ["whole-config", "configfile-overlay", "config-option"])
+def test_ridge_parameter_reruns_only_ridge(tiny_run, tiny, tmp_path, how):
+    """Changing ridge.n_repetitions reruns ridge_fit and what depends on it, nothing else,
+    whether the change comes as a whole config, a partial overlay or `--config` (README)."""
+    n_repetitions = tiny["ridge"]["n_repetitions"] + 1
+    if how == "whole-config":
+        changed = copy.deepcopy(tiny)
+        changed["ridge"]["n_repetitions"] = n_repetitions
+        config = write_yaml(tmp_path / "changed.yaml", changed)
+        out = ok(snakemake("-n", workdir=tiny_run, config=config))
+    elif how == "configfile-overlay":
+        overlay = write_yaml(tmp_path / "overlay.yaml", {"ridge": {"n_repetitions": n_repetitions}})
+        args = ("-n", "--replace-workflow-config", "--configfile", str(TINY_CONFIG), str(overlay))
+        out = ok(snakemake(*args, workdir=tiny_run))
+    else:
+        override = f'ridge={{"n_repetitions": {n_repetitions}}}'
+        out = ok(snakemake("-n", "--config", override, workdir=tiny_run, config=TINY_CONFIG))
     stats = job_stats(out)
     assert set(stats) == RIDGE_RULES | {"report", "all"}, out
     assert stats["ridge_fit"] == n_ridge_fits(tiny), stats
@@ -434,6 +445,31 @@ def test_results_do_not_depend_on_cores(tiny_run, tmp_path):
 
 
 # --------------------------------------------------------------------------- schema
+
+
+def test_config_option_overrides_a_nested_key():
+    """The README's `snakemake ridge --config 'ridge={"n_repetitions": 5}'`: the nested value
+    arrives as a string and is read as the schema's integer; only ridge jobs are planned."""
+    out = ok(snakemake("-n", "--forceall", "ridge", "--config", 'ridge={"n_repetitions": 5}'))
+    assert set(job_stats(out)) == RIDGE_RULES | {"ridge"}, out
+
+
+@pytest.mark.parametrize(
+    ("override", "patterns"),
+    [
+        ('ridge={"n_repetitions": abc}', ["n_repetitions", "'abc' is not of type 'integer'"]),
+        ('ridge={"partition": {"low": low}}', [r"\['partition'\]\['low'\]", "'low'"]),
+        ('ridge={"gammas": [0, 1.5]}', ["gammas", r"1\.5 is greater than the maximum of 1"]),
+    ],
+    ids=["not-an-integer", "nested-not-a-number", "out-of-range"],
+)
+def test_config_option_with_a_bad_value_is_refused_naming_the_key(override, patterns, tmp_path):
+    result = snakemake("-n", "ridge", "--config", override, workdir=tmp_path, cores=1)
+    out = result.stdout
+    assert result.returncode != 0, out
+    assert "Job stats:" not in out, out
+    for pattern in patterns:
+        assert re.search(pattern, out), f"{pattern!r} not in the output:\n{out}"
 
 
 def _typo_in_ridge(config):
