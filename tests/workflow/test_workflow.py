@@ -29,6 +29,7 @@ SNAKEFILE = REPO / "Snakefile"
 DEFAULT_CONFIG = REPO / "config" / "config.yaml"
 TINY_CONFIG = REPO / "tests" / "config" / "tiny.yaml"
 LOCAL_MIRROR = REPO.parent / "shared" / "data"
+FAULT_INJECTION = Path(__file__).resolve().parent / "fault_injection"
 
 TIMEOUT_S = 600
 CONDA_LINT = "Specify a conda environment or container for each rule"
@@ -161,6 +162,15 @@ def snakemake(
     )
 
 
+def fail_once(monkeypatch, marker_dir: Path, *rules: str) -> None:
+    """Make the first attempt of every job of `rules` fail, in the snakemake runs this test
+    starts: the test-only hook tests/workflow/fault_injection/sitecustomize.py, put first on
+    PYTHONPATH; it leaves one marker file per failed job in `marker_dir`."""
+    paths = [str(FAULT_INJECTION), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
+    monkeypatch.setenv("KREPRO_FAIL_ONCE", f"{marker_dir}:{','.join(rules)}")
+
+
 def ok(result: subprocess.CompletedProcess) -> str:
     assert result.returncode == 0, f"snakemake failed ({result.returncode}):\n{result.stdout}"
     return result.stdout
@@ -241,8 +251,14 @@ def tiny() -> dict:
 def tiny_run(tmp_path_factory) -> Path:
     """One complete run of the default target with the tiny config, on 2 cores."""
     workdir = tmp_path_factory.mktemp("tiny_run")
-    ok(snakemake(workdir=workdir, config=TINY_CONFIG, cores=2))
+    console = ok(snakemake(workdir=workdir, config=TINY_CONFIG, cores=2))
+    console_file(workdir).write_text(console, encoding="utf-8")
     return workdir
+
+
+def console_file(workdir: Path) -> Path:
+    """Where the tiny_run fixture keeps the console output of its run (beside the workdir)."""
+    return workdir.with_name(f"{workdir.name}_console.txt")
 
 
 # --------------------------------------------------------------------------- DAG and lint
@@ -279,6 +295,7 @@ def test_default_config_dry_run_schedules_expected_rules(target, expected):
     --forceall makes the plan independent of whatever results/ the checkout already holds.
     """
     out = ok(snakemake("-n", "--forceall", target))
+    assert "Shell command: None" not in out  # script rules have no shell command to print
     stats = job_stats(out)
     assert set(stats) == expected, out
     config = load_yaml(DEFAULT_CONFIG)
@@ -394,6 +411,44 @@ def test_tiny_run_report_verdicts_on_best_constant(tiny_run, tiny):
     claims = re.findall(r"^- \*\*(.+?)\*\* —", report, flags=re.MULTILINE)
     assert claims, report
     assert set(claims) <= set(VERDICTS), claims
+
+
+@pytest.mark.slow
+def test_tiny_run_console_is_readable(tiny_run):
+    """No "Shell command: None" for script rules; job log lines name their job."""
+    console = console_file(tiny_run).read_text(encoding="utf-8")
+    assert "Shell command: None" not in console
+    labelled = re.findall(r" INFO (ridge_fit\[variant=\w+, experiment=\d\]): done in ", console)
+    assert len(set(labelled)) == n_ridge_fits(load_yaml(TINY_CONFIG)), console
+    assert re.search(r" INFO ridge_aggregate: done in ", console), console
+
+
+@pytest.mark.slow
+def test_failed_job_shows_its_log_and_a_retry_recovers(tiny_run, tmp_path, monkeypatch):
+    """The first attempt of every ridge_fit job fails (test-only hook): without retries the
+    run stops and shows the failing job's log path and its lines; with one retry it completes
+    with the same numbers as an undisturbed run."""
+    fail_once(monkeypatch, tmp_path / "markers", "ridge_fit")
+    failing = tmp_path / "failing"
+    failing.mkdir()
+    result = snakemake("ridge", workdir=failing, config=TINY_CONFIG)
+    out = result.stdout
+    assert result.returncode != 0, out
+    log = re.search(r"log: (logs/ridge/fit/\w+/experiment-\d\.log)", out)
+    assert log, out
+    assert f"Logfile {log.group(1)}:" in out, out
+    assert re.search(r"ERROR ridge_fit\[variant=\w+, experiment=\d\]: job failed", out), out
+    assert "RuntimeError: injected failure of ridge_fit" in out, out
+
+    fail_once(monkeypatch, tmp_path / "markers_retry", "ridge_fit")
+    retried = tmp_path / "retried"
+    retried.mkdir()
+    out = ok(snakemake("ridge", "--retries", "1", workdir=retried, config=TINY_CONFIG))
+    assert len(list((tmp_path / "markers_retry").glob("ridge_fit.*"))) == n_ridge_fits(
+        load_yaml(TINY_CONFIG)
+    ), out
+    for path in ["results/tables/ridge.csv", "results/ridge/ridge.csv"]:
+        assert (retried / path).read_bytes() == (tiny_run / path).read_bytes(), path
 
 
 # --------------------------------------------------------------------------- rerun granularity
