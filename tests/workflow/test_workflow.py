@@ -28,7 +28,6 @@ REPO = Path(__file__).resolve().parents[2]
 SNAKEFILE = REPO / "Snakefile"
 DEFAULT_CONFIG = REPO / "config" / "config.yaml"
 TINY_CONFIG = REPO / "tests" / "config" / "tiny.yaml"
-LOCAL_MIRROR = REPO.parent / "shared" / "data"
 FAULT_INJECTION = Path(__file__).resolve().parent / "fault_injection"
 
 TIMEOUT_S = 600
@@ -125,12 +124,10 @@ DETERMINISTIC = [
 
 
 def snakemake_env() -> dict[str, str]:
-    """Offline machines (and CI) read the UCI files from the byte-exact mirror next to the
-    checkout when there is one; otherwise the download rule goes to UCI."""
-    env = dict(os.environ)
-    if "KREPRO_DATA_MIRROR" not in env and LOCAL_MIRROR.is_dir():
-        env["KREPRO_DATA_MIRROR"] = str(LOCAL_MIRROR)
-    return env
+    """The test session's environment: offline machines (and CI) read the UCI files from
+    KREPRO_DATA_MIRROR (tests/conftest.py defaults it to the mirror beside the checkout);
+    without it the download rule goes to UCI."""
+    return dict(os.environ)
 
 
 def snakemake(
