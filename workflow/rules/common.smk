@@ -1,6 +1,8 @@
 """Config validation, helpers for targets and parameters, wildcard constraints."""
 
 import hashlib
+import inspect
+import textwrap
 from pathlib import Path
 
 from snakemake.utils import validate
@@ -51,3 +53,27 @@ wildcard_constraints:
     filename=r"[A-Za-z0-9_.+-]+",
     variant="[A-Za-z][A-Za-z0-9_]*",
     experiment=r"\d+",
+
+
+# The experiments, as `snakemake targets` lists them; each rule's docstring says what it
+# reproduces, its outputs and its run times (tests/workflow/test_targets.py checks them).
+TARGETS = [
+    "illustration",
+    "students",
+    "adult",
+    "ridge",
+    "cme",
+    "dcm_synthetic",
+    "dcm_parkinsons",
+    "coverage",
+    "all",
+]
+
+
+def describe_targets():
+    """The target rules with their docstrings, one block each."""
+    blocks = []
+    for name in TARGETS:
+        doc = inspect.cleandoc(workflow.get_rule(name).docstring or "(no description)")
+        blocks.append(f"{name}\n{textwrap.indent(doc, '    ')}")
+    return "\n\n".join(blocks)
