@@ -10,9 +10,8 @@ import pytest
 from krepro.data.adult import load_adult, read_adult, read_adult_files
 from krepro.data.download import DATASETS, ChecksumError, sha256_of
 
-MIRROR = Path(
-    os.environ.get("KREPRO_DATA_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "data")
-)
+# The offline UCI mirror (tests/conftest.py defaults it to shared/data beside the checkout).
+MIRROR = Path(os.environ.get("KREPRO_DATA_MIRROR", "/nonexistent"))
 DATA, TEST = MIRROR / "adult" / "adult.data", MIRROR / "adult" / "adult.test"
 pytestmark = pytest.mark.skipif(not TEST.is_file(), reason="offline UCI Adult mirror not present")
 

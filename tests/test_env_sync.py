@@ -1,7 +1,9 @@
-"""environment.yml and pyproject.toml do not drift apart.
+"""environment.yml, requirements/lock.txt and pyproject.toml do not drift apart.
 
-pyproject.toml is the single source of the dependency pins; environment.yml only provides
-Python (and pip) and installs the project itself, editable, with its extras.
+pyproject.toml is the single source of the dependency ranges; environment.yml only provides
+Python (and pip) and installs the project itself, editable, with its extras;
+requirements/lock.txt pins exact versions (with hashes) inside those ranges for every extra,
+for the Python version of environment.yml.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parents[1]
 # "-e .[workflow,test]", optionally quoted: the project itself, editable, with extras.
@@ -74,3 +78,87 @@ def test_pip_installs_the_project_with_its_extras(environment, pyproject):
     unknown = sorted(set(extras) - defined)
     assert not unknown, f"extras {unknown} are not in [project.optional-dependencies] {defined}"
     assert set(extras) == defined, f"environment.yml installs {extras}, pyproject defines {defined}"
+
+
+# --------------------------------------------------------------------------- the lock file
+
+LOCK = REPO / "requirements" / "lock.txt"
+# The command in the lock's header, which regenerates it (see README, "Exact versions").
+LOCK_COMMAND = re.compile(r"^#\s+(uv pip compile .*)$", flags=re.MULTILINE)
+
+
+def lock_pins() -> dict[str, Requirement]:
+    """The lock's requirements by normalised name (continuation lines joined)."""
+    text = LOCK.read_text(encoding="utf-8").replace("\\\n", " ")
+    pins = {}
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        requirement = Requirement(re.sub(r"\s--hash=\S+", "", line))
+        assert requirement.name, line
+        pins[canonicalize_name(requirement.name)] = requirement
+    return pins
+
+
+def declared_requirements(pyproject: dict) -> list[Requirement]:
+    """Every requirement of pyproject.toml (dependencies and all extras) but the project."""
+    project = pyproject["project"]
+    lines = list(project["dependencies"])
+    for extra in project.get("optional-dependencies", {}).values():
+        lines += extra
+    requirements = [Requirement(line) for line in lines]
+    own = canonicalize_name(project["name"])
+    return [req for req in requirements if canonicalize_name(req.name) != own]
+
+
+def test_lock_pins_every_package_exactly_with_hashes():
+    pins = lock_pins()
+    assert len(pins) > 20, sorted(pins)
+    for name, requirement in pins.items():
+        (specifier,) = requirement.specifier
+        assert specifier.operator == "==", f"{name}: pin exact versions, found {requirement}"
+    text = LOCK.read_text(encoding="utf-8").replace("\\\n", " ")
+    entries = [line for line in text.splitlines() if line and not line.startswith(" ")]
+    unhashed = [line.split()[0] for line in entries if "--hash=sha256:" not in line]
+    assert not [line for line in unhashed if not line.startswith("#")], unhashed
+
+
+def test_lock_satisfies_every_requirement_of_pyproject(pyproject):
+    """A range changed in pyproject.toml without regenerating the lock fails here."""
+    pins = lock_pins()
+    for requirement in declared_requirements(pyproject):
+        name = canonicalize_name(requirement.name)
+        assert name in pins, f"{requirement} (pyproject.toml) is not in {LOCK.name}"
+        (version,) = [spec.version for spec in pins[name].specifier]
+        assert requirement.specifier.contains(version, prereleases=True), (
+            f"{LOCK.name} pins {name}=={version}, outside pyproject.toml's {requirement}: "
+            "regenerate the lock with the command in its header"
+        )
+    assert canonicalize_name(pyproject["project"]["name"]) not in pins
+
+
+def test_lock_covers_all_extras_for_the_python_of_environment_yml(pyproject, environment):
+    (command,) = LOCK_COMMAND.findall(LOCK.read_text(encoding="utf-8"))
+    assert "pyproject.toml" in command.split(), command
+    extras = set(re.findall(r"--extra[ =](\S+)", command))
+    assert "--all-extras" in command.split() or extras, command
+    # Extras reach others through self-references, e.g. test = ["krepro[workflow]", ...].
+    defined = pyproject["project"].get("optional-dependencies", {})
+    own = canonicalize_name(pyproject["project"]["name"])
+    reached, todo = set(), list(defined if "--all-extras" in command.split() else extras)
+    while todo:
+        extra = todo.pop()
+        if extra in reached:
+            continue
+        reached.add(extra)
+        for line in defined[extra]:
+            requirement = Requirement(line)
+            if canonicalize_name(requirement.name) == own:
+                todo += requirement.extras
+    assert reached == set(defined), f"the lock covers extras {reached}, pyproject has {defined}"
+
+    (python,) = [dep for dep in conda_dependencies(environment) if package_name(dep) == "python"]
+    version = re.search(r"--python-version[ =](\S+)", command)
+    assert version, f"the lock command names no --python-version: {command}"
+    assert python.replace(" ", "") == f"python={version.group(1)}", (python, command)

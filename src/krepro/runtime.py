@@ -9,52 +9,41 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sys
 import time
-from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["FAIL_ONCE_VARIABLE", "job"]
-
-# Fault injection for testing retries: "<marker directory>:<rule>[,<rule>...]" makes the first
-# attempt of each listed rule (per wildcard set) fail; later attempts run normally.
-FAIL_ONCE_VARIABLE = "KREPRO_FAIL_ONCE"
+__all__ = ["job", "job_label"]
 
 
-def _fail_once(snakemake):
-    setting = os.environ.get(FAIL_ONCE_VARIABLE)
-    if not setting:
-        return
-    marker_dir, _, rules = setting.rpartition(":")
-    if snakemake.rule not in rules.split(","):
-        return
-    label = "_".join(f"{k}-{v}" for k, v in dict(snakemake.wildcards).items()) or "all"
-    marker = Path(marker_dir) / f"{snakemake.rule}.{label}"
-    if not marker.exists():
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
-        raise RuntimeError(f"injected failure of {snakemake.rule} ({FAIL_ONCE_VARIABLE})")
+def job_label(snakemake):
+    """``rule[key=value, ...]``: the rule and wildcards of a job, as its log lines show it."""
+    wildcards = ", ".join(f"{key}={value}" for key, value in dict(snakemake.wildcards).items())
+    return f"{snakemake.rule}[{wildcards}]" if wildcards else snakemake.rule
 
 
 @contextlib.contextmanager
 def job(snakemake):
-    """Context for one workflow job: log file, thread cap, timing line at the end."""
+    """Context for one workflow job: log file, thread cap, timing line at the end.
+
+    Every line goes to the rule's log file and to stderr, which Snakemake shows on the
+    console; each carries the job's rule and wildcards (:func:`job_label`), so that lines of
+    jobs running side by side can be told apart.
+    """
     log_path = snakemake.log[0] if len(snakemake.log) else None
     handlers = [logging.FileHandler(log_path, mode="w")] if log_path else []
     handlers.append(logging.StreamHandler(sys.stderr))
     logging.basicConfig(
         level=logging.INFO,
-        format="%(asctime)s %(levelname)s %(message)s",
+        format=f"%(asctime)s %(levelname)s {job_label(snakemake).replace('%', '%%')}: %(message)s",
         handlers=handlers,
         force=True,
     )
     logging.captureWarnings(True)
     logger = logging.getLogger("krepro")
     start = time.perf_counter()
-    logger.info("rule %s, threads %d", snakemake.rule, snakemake.threads)
-    _fail_once(snakemake)
+    logger.info("threads %d", snakemake.threads)
     with threadpool_limits(limits=snakemake.threads):
         try:
             yield logger

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_workflow import REPO, TINY_CONFIG, ok, snakemake
+from test_workflow import REPO, TINY_CONFIG, fail_once, ok, snakemake
 
 pytestmark = [
     pytest.mark.workflow,
@@ -50,10 +50,10 @@ def test_profile_submits_through_sbatch_retries_and_matches_local(cluster, tmp_p
 
     # Only what a one-node test cluster needs: no account, its partition, squeue for status
     # (no accounting database), short polling; the test also keeps the per-job SLURM logs.
-    # The first attempt of every ridge_fit job fails on purpose.
+    # The first attempt of every ridge_fit job fails on purpose (tests/workflow/fault_injection).
     monkeypatch.setenv("KREPRO_SLURM_ACCOUNT", "")
     monkeypatch.setenv("KREPRO_SLURM_PARTITION", "debug")
-    monkeypatch.setenv("KREPRO_FAIL_ONCE", f"{tmp_path / 'markers'}:ridge_fit")
+    fail_once(monkeypatch, tmp_path / "markers", "ridge_fit")
     out = ok(
         snakemake(
             "ridge",

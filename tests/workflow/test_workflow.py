@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 SNAKEFILE = REPO / "Snakefile"
 DEFAULT_CONFIG = REPO / "config" / "config.yaml"
 TINY_CONFIG = REPO / "tests" / "config" / "tiny.yaml"
-LOCAL_MIRROR = REPO.parent / "shared" / "data"
+FAULT_INJECTION = Path(__file__).resolve().parent / "fault_injection"
 
 TIMEOUT_S = 600
 CONDA_LINT = "Specify a conda environment or container for each rule"
@@ -160,12 +160,10 @@ DETERMINISTIC = [
 
 
 def snakemake_env() -> dict[str, str]:
-    """Offline machines (and CI) read the UCI files from the byte-exact mirror next to the
-    checkout when there is one; otherwise the download rule goes to UCI."""
-    env = dict(os.environ)
-    if "KREPRO_DATA_MIRROR" not in env and LOCAL_MIRROR.is_dir():
-        env["KREPRO_DATA_MIRROR"] = str(LOCAL_MIRROR)
-    return env
+    """The test session's environment: offline machines (and CI) read the UCI files from
+    KREPRO_DATA_MIRROR (tests/conftest.py defaults it to the mirror beside the checkout);
+    without it the download rule goes to UCI."""
+    return dict(os.environ)
 
 
 def snakemake(
@@ -195,6 +193,15 @@ def snakemake(
         timeout=TIMEOUT_S,
         check=False,
     )
+
+
+def fail_once(monkeypatch, marker_dir: Path, *rules: str) -> None:
+    """Make the first attempt of every job of `rules` fail, in the snakemake runs this test
+    starts: the test-only hook tests/workflow/fault_injection/sitecustomize.py, put first on
+    PYTHONPATH; it leaves one marker file per failed job in `marker_dir`."""
+    paths = [str(FAULT_INJECTION), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
+    monkeypatch.setenv("KREPRO_FAIL_ONCE", f"{marker_dir}:{','.join(rules)}")
 
 
 def ok(result: subprocess.CompletedProcess) -> str:
@@ -277,8 +284,14 @@ def tiny() -> dict:
 def tiny_run(tmp_path_factory) -> Path:
     """One complete run of the default target with the tiny config, on 2 cores."""
     workdir = tmp_path_factory.mktemp("tiny_run")
-    ok(snakemake(workdir=workdir, config=TINY_CONFIG, cores=2))
+    console = ok(snakemake(workdir=workdir, config=TINY_CONFIG, cores=2))
+    console_file(workdir).write_text(console, encoding="utf-8")
     return workdir
+
+
+def console_file(workdir: Path) -> Path:
+    """Where the tiny_run fixture keeps the console output of its run (beside the workdir)."""
+    return workdir.with_name(f"{workdir.name}_console.txt")
 
 
 # --------------------------------------------------------------------------- DAG and lint
@@ -330,6 +343,7 @@ def test_default_config_dry_run_schedules_expected_rules(target, expected):
     --forceall makes the plan independent of whatever results/ the checkout already holds.
     """
     out = ok(snakemake("-n", "--forceall", target))
+    assert "Shell command: None" not in out  # script rules have no shell command to print
     stats = job_stats(out)
     assert set(stats) == expected, out
     config = load_yaml(DEFAULT_CONFIG)
@@ -469,6 +483,44 @@ def test_tiny_run_report_verdicts_on_best_constant(tiny_run, tiny):
     assert report.index("## Provenance") < report.index("## Scorecard") < report.index("Ridge")
 
 
+@pytest.mark.slow
+def test_tiny_run_console_is_readable(tiny_run):
+    """No "Shell command: None" for script rules; job log lines name their job."""
+    console = console_file(tiny_run).read_text(encoding="utf-8")
+    assert "Shell command: None" not in console
+    labelled = re.findall(r" INFO (ridge_fit\[variant=\w+, experiment=\d\]): done in ", console)
+    assert len(set(labelled)) == n_ridge_fits(load_yaml(TINY_CONFIG)), console
+    assert re.search(r" INFO ridge_aggregate: done in ", console), console
+
+
+@pytest.mark.slow
+def test_failed_job_shows_its_log_and_a_retry_recovers(tiny_run, tmp_path, monkeypatch):
+    """The first attempt of every ridge_fit job fails (test-only hook): without retries the
+    run stops and shows the failing job's log path and its lines; with one retry it completes
+    with the same numbers as an undisturbed run."""
+    fail_once(monkeypatch, tmp_path / "markers", "ridge_fit")
+    failing = tmp_path / "failing"
+    failing.mkdir()
+    result = snakemake("ridge", workdir=failing, config=TINY_CONFIG)
+    out = result.stdout
+    assert result.returncode != 0, out
+    log = re.search(r"log: (logs/ridge/fit/\w+/experiment-\d\.log)", out)
+    assert log, out
+    assert f"Logfile {log.group(1)}:" in out, out
+    assert re.search(r"ERROR ridge_fit\[variant=\w+, experiment=\d\]: job failed", out), out
+    assert "RuntimeError: injected failure of ridge_fit" in out, out
+
+    fail_once(monkeypatch, tmp_path / "markers_retry", "ridge_fit")
+    retried = tmp_path / "retried"
+    retried.mkdir()
+    out = ok(snakemake("ridge", "--retries", "1", workdir=retried, config=TINY_CONFIG))
+    assert len(list((tmp_path / "markers_retry").glob("ridge_fit.*"))) == n_ridge_fits(
+        load_yaml(TINY_CONFIG)
+    ), out
+    for path in ["results/tables/ridge.csv", "results/ridge/ridge.csv"]:
+        assert (retried / path).read_bytes() == (tiny_run / path).read_bytes(), path
+
+
 # --------------------------------------------------------------------------- rerun granularity
 
 
@@ -480,12 +532,23 @@ def test_unchanged_config_schedules_nothing(tiny_run):
 
 
 @pytest.mark.slow
-def test_ridge_parameter_reruns_only_ridge(tiny_run, tiny, tmp_path):
-    """Changing ridge.n_repetitions reruns ridge_fit and what depends on it, nothing else."""
-    changed = copy.deepcopy(tiny)
-    changed["ridge"]["n_repetitions"] += 1
-    config = write_yaml(tmp_path / "changed.yaml", changed)
-    out = ok(snakemake("-n", workdir=tiny_run, config=config))
+@pytest.mark.parametrize("how", ["whole-config", "configfile-overlay", "config-option"])
+def test_ridge_parameter_reruns_only_ridge(tiny_run, tiny, tmp_path, how):
+    """Changing ridge.n_repetitions reruns ridge_fit and what depends on it, nothing else,
+    whether the change comes as a whole config, a partial overlay or `--config` (README)."""
+    n_repetitions = tiny["ridge"]["n_repetitions"] + 1
+    if how == "whole-config":
+        changed = copy.deepcopy(tiny)
+        changed["ridge"]["n_repetitions"] = n_repetitions
+        config = write_yaml(tmp_path / "changed.yaml", changed)
+        out = ok(snakemake("-n", workdir=tiny_run, config=config))
+    elif how == "configfile-overlay":
+        overlay = write_yaml(tmp_path / "overlay.yaml", {"ridge": {"n_repetitions": n_repetitions}})
+        args = ("-n", "--replace-workflow-config", "--configfile", str(TINY_CONFIG), str(overlay))
+        out = ok(snakemake(*args, workdir=tiny_run))
+    else:
+        override = f'ridge={{"n_repetitions": {n_repetitions}}}'
+        out = ok(snakemake("-n", "--config", override, workdir=tiny_run, config=TINY_CONFIG))
     stats = job_stats(out)
     assert set(stats) == RIDGE_RULES | {"report", "all"}, out
     assert stats["ridge_fit"] == n_ridge_fits(tiny), stats
@@ -507,6 +570,31 @@ def test_results_do_not_depend_on_cores(tiny_run, tmp_path):
 
 
 # --------------------------------------------------------------------------- schema
+
+
+def test_config_option_overrides_a_nested_key():
+    """The README's `snakemake ridge --config 'ridge={"n_repetitions": 5}'`: the nested value
+    arrives as a string and is read as the schema's integer; only ridge jobs are planned."""
+    out = ok(snakemake("-n", "--forceall", "ridge", "--config", 'ridge={"n_repetitions": 5}'))
+    assert set(job_stats(out)) == RIDGE_RULES | {"ridge"}, out
+
+
+@pytest.mark.parametrize(
+    ("override", "patterns"),
+    [
+        ('ridge={"n_repetitions": abc}', ["n_repetitions", "'abc' is not of type 'integer'"]),
+        ('ridge={"partition": {"low": low}}', [r"\['partition'\]\['low'\]", "'low'"]),
+        ('ridge={"gammas": [0, 1.5]}', ["gammas", r"1\.5 is greater than the maximum of 1"]),
+    ],
+    ids=["not-an-integer", "nested-not-a-number", "out-of-range"],
+)
+def test_config_option_with_a_bad_value_is_refused_naming_the_key(override, patterns, tmp_path):
+    result = snakemake("-n", "ridge", "--config", override, workdir=tmp_path, cores=1)
+    out = result.stdout
+    assert result.returncode != 0, out
+    assert "Job stats:" not in out, out
+    for pattern in patterns:
+        assert re.search(pattern, out), f"{pattern!r} not in the output:\n{out}"
 
 
 def _typo_in_ridge(config):

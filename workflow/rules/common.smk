@@ -1,12 +1,18 @@
 """Config validation, helpers for targets and parameters, wildcard constraints."""
 
+import inspect
+import textwrap
 from pathlib import Path
 
 from snakemake.utils import validate
 
 from krepro.codedeps import code_digest
 from krepro.config_checks import check_config
+from krepro.configuration import coerce_config
 
+# `--config key={...}` gives nested values as strings: read them as the schema's types.
+SCHEMA = Path(workflow.basedir, "workflow", "schemas", "config.schema.yaml")
+config.update(coerce_config(config, SCHEMA))
 validate(config, schema="../schemas/config.schema.yaml")
 check_config(config)
 
@@ -40,3 +46,30 @@ wildcard_constraints:
     filename=r"[A-Za-z0-9_.+-]+",
     variant="[A-Za-z][A-Za-z0-9_]*",
     experiment=r"\d+",
+
+
+# The experiments, as `snakemake targets` lists them; each rule's docstring says what it
+# reproduces, its outputs and its run times (tests/workflow/test_targets.py checks them).
+TARGETS = [
+    "illustration",
+    "students",
+    "adult",
+    "adult_full",
+    "ridge",
+    "cme",
+    "dcm_synthetic",
+    "dcm_parkinsons",
+    "coverage",
+    "rates",
+    "projection",
+    "all",
+]
+
+
+def describe_targets():
+    """The target rules with their docstrings, one block each."""
+    blocks = []
+    for name in TARGETS:
+        doc = inspect.cleandoc(workflow.get_rule(name).docstring or "(no description)")
+        blocks.append(f"{name}\n{textwrap.indent(doc, '    ')}")
+    return "\n\n".join(blocks)

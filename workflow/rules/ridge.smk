@@ -102,6 +102,12 @@ rule ridge_report:
 
 
 rule ridge:
+    """Oblivious data §7.2, Fig. 4a/4b: KRR vs ORR vs M-ORR over the dependence γ.
+
+    Outputs: results/tables/ridge.csv, results/figures/oblivious_fig4.png,
+    results/report/ridge.md.
+    Run time on 2 cores: quick 20 s, paper 36 s.
+    """
     input:
         "results/tables/ridge.csv",
         "results/figures/oblivious_fig4.png",
