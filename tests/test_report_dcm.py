@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 
 from krepro.experiments import dcm_parkinsons, dcm_synthetic
-from krepro.report.dcm import parkinsons_section, synthetic_section
+from krepro.report.dcm import synthetic_section
+from krepro.report.dcm_parkinsons import parkinsons_section
 from krepro.report.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
@@ -214,7 +215,7 @@ def test_parkinsons_fast_worse_and_too_few_repetitions():
 
 
 def test_figures_draw_one_and_two_informative_components_and_the_sweep(tmp_path):
-    from krepro.report.dcm import plot_fig2, plot_nystrom
+    from krepro.report.dcm_figures import plot_fig2, plot_nystrom
 
     rng = np.random.default_rng(0)
     rows = []

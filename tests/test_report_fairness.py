@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from krepro.experiments.adult import METHODS as ADULT_METHODS
-from krepro.report.fairness import adult_table1, adult_verdicts, students_verdicts
+from krepro.report.fairness import adult_table1, adult_verdicts
+from krepro.report.students import students_verdicts
 from krepro.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
 
 REFERENCE = yaml.safe_load(

@@ -13,7 +13,8 @@ from krepro.experiments.students import (
     run_repetition,
     tidy,
 )
-from krepro.report.fairness import adult_table1, students_section
+from krepro.report.fairness import adult_table1
+from krepro.report.students import students_section
 from krepro.seeding import generator
 
 PAPER = dict(

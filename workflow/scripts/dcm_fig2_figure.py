@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from krepro.report.dcm import plot_fig2
+from krepro.report.dcm_figures import plot_fig2
 from krepro.runtime import job
 
 with job(snakemake):

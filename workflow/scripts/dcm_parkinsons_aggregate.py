@@ -3,7 +3,8 @@ per reading) and the landmark sweep table."""
 
 from krepro.experiments.dcm_parkinsons import AXES, aggregate, sweep_table, tidy
 from krepro.records import atomic_write_text, read_records
-from krepro.report.dcm import readings_markdown, table4_markdown
+from krepro.report.dcm import readings_markdown
+from krepro.report.dcm_parkinsons import table4_markdown
 from krepro.runtime import job
 
 with job(snakemake):

@@ -3,7 +3,7 @@
 import pandas as pd
 import yaml
 
-from krepro.report.dcm import parkinsons_section
+from krepro.report.dcm_parkinsons import parkinsons_section
 from krepro.report.render import write_section
 from krepro.runtime import job
 

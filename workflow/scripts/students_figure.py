@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from krepro.report.fairness import plot_students
+from krepro.report.students import plot_students
 from krepro.runtime import job
 
 with job(snakemake):

@@ -3,8 +3,8 @@
 import pandas as pd
 import yaml
 
-from krepro.report.fairness import students_section
 from krepro.report.render import write_section
+from krepro.report.students import students_section
 from krepro.runtime import job
 
 with job(snakemake):
