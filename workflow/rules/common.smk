@@ -21,6 +21,12 @@ check_config(config)
 PAPER_REFERENCE = str(Path(workflow.basedir) / "config" / "paper_reference.yaml")
 
 
+def dcm_repetitions(settings, **reading):
+    """The primary reading runs n_repetitions, every other reading reading_repetitions."""
+    primary = all(settings["primary"][axis] == value for axis, value in reading.items())
+    return settings["n_repetitions" if primary else "reading_repetitions"]
+
+
 def script_code(script):
     """Digest of a rule's script and every krepro module it imports, transitively.
 

@@ -23,12 +23,6 @@ DCM_SYN_READING_KEYS = (
 )
 
 
-def dcm_repetitions(settings, **reading):
-    """The primary reading runs n_repetitions, every other reading reading_repetitions."""
-    primary = all(settings["primary"][axis] == value for axis, value in reading.items())
-    return settings["n_repetitions" if primary else "reading_repetitions"]
-
-
 DCM_PARK_RUNS = [
     f"results/dcm_parkinsons/runs/{centring}/rep-{rep}.json"
     for centring in DCM_PARK["centring"]
