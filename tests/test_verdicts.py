@@ -124,6 +124,11 @@ def test_renderings_carry_every_primary_verdict():
     assert '<a id="exp"></a>' in markdown and "BODY" in markdown
     assert "| **x** (primary) | reproduced | inconclusive |" in markdown
     card = scorecard(assign_robustness(records), scale="quick", paper_command="CMD")
+    piped = scorecard(
+        [records[0].replace(claim="E[φ(X)|S] converges.")], scale="q", paper_command="C"
+    )
+    row = next(line for line in piped.splitlines() if line.startswith("| [exp]"))
+    assert row.count("|") == 6, row  # the claim's pipe does not open a new cell
     assert "Preview" in card and "CMD" in card
     # Counts: primary records only (claim a reproduced/fragile, claim b inconclusive/single).
     assert "| **all** | 2 | 1 | 0 | 1 | 0 | 0 | 1 | 1 |" in card

@@ -158,6 +158,7 @@ def scorecard(verdicts: Sequence[Verdict], *, scale: str, paper_command: str) ->
         if v.min_repetitions is not None:
             reps += f" (≥ {v.min_repetitions})"
         claim = v.claim if len(v.claim) <= 110 else v.claim[:107].rstrip() + "…"
+        claim = claim.replace("|", "∣")  # a literal pipe would split the table cell
         preview = f" (reads {v.check_verdict})" if v.check_verdict != v.verdict else ""
         out.append(
             f"| [{v.experiment}](#{v.experiment}) | `{v.claim_id}`: {claim} |"
