@@ -32,6 +32,8 @@ instead of the reference implementation's Python double loop.
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -43,6 +45,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.conditional import PartitionConditionalMean, make_partition
 from krepro.kernels import KERNELS, gram, kernel_params
+from krepro.tiled_gram import (
+    CellCorrection,
+    KernelTiles,
+    LowRankCorrection,
+    cross_products,
+    fill_gram,
+    symmetric_products,
+    tile_ranges,
+)
 from krepro.validation import check_not_given, check_sensitive_features
 
 # Constraints of the kernel and conditional-mean parameters, shared with krepro.ridge.
@@ -61,13 +72,14 @@ KERNEL_CONSTRAINTS = {
 __all__ = ["ObliviousFeatures", "ObliviousKernel"]
 
 
-class _CellAverager:
-    r"""Right-multiplication :math:`K \mapsto K G` for estimation points sorted by cell.
+class _CellComponents:
+    r"""Products :math:`K \mapsto K G` for estimation points sorted by cell.
 
     Column ``a < L`` of :math:`G` averages the estimation points of cell ``a`` (zero for an
-    empty cell), column ``L`` averages all of them. With the points sorted by cell, each
-    cell is a contiguous range of columns of ``K``, so :math:`KG` is one
-    :func:`numpy.add.reduceat` pass instead of a dense matrix product.
+    empty cell), column ``L`` averages all of them. :math:`KG` is computed from the segment
+    sums :math:`KE`, where column ``a`` of the indicator matrix :math:`E` marks cell ``a``
+    and column ``L`` the points in no cell (:func:`finish`); with the points sorted by cell
+    the nonzeros of :math:`E` in a tile of rows span a few columns only.
 
     Parameters
     ----------
@@ -77,24 +89,26 @@ class _CellAverager:
     """
 
     def __init__(self, sorted_cells, n_cells):
-        in_cells = int(np.count_nonzero(sorted_cells >= 0))
-        counts = np.bincount(sorted_cells[:in_cells], minlength=n_cells)
+        m = len(sorted_cells)
+        segment = np.where(sorted_cells >= 0, sorted_cells, n_cells)
+        self.indicators = np.zeros((m, n_cells + 1))
+        self.indicators[np.arange(m), segment] = 1.0
+        counts = np.bincount(segment, minlength=n_cells + 1)[:n_cells]
         self.occupied = np.flatnonzero(counts)
         self.counts = counts[self.occupied]
-        starts = (np.cumsum(counts) - counts)[self.occupied]
-        # reduceat's last segment runs to the end: close the cells before the no-cell points.
-        extra = [in_cells] if in_cells < len(sorted_cells) else []
-        self.boundaries = np.concatenate([starts, extra]).astype(np.intp)
         self.n_cells = n_cells
-        self.n_points = len(sorted_cells)
+        self.n_points = m
+
+    def finish(self, sums):
+        """:math:`KG` from the segment sums :math:`KE`: cell averages, then the overall one."""
+        out = np.zeros((sums.shape[0], self.n_cells + 1))
+        out[:, self.occupied] = sums[:, self.occupied] / self.counts
+        out[:, self.n_cells] = sums.sum(axis=1) / self.n_points
+        return out
 
     def __call__(self, K):
-        """Return :math:`K G`, shape ``(K.shape[0], n_cells + 1)``."""
-        segment_sums = np.add.reduceat(K, self.boundaries, axis=1)
-        out = np.zeros((K.shape[0], self.n_cells + 1))
-        out[:, self.occupied] = segment_sums[:, : len(self.occupied)] / self.counts
-        out[:, self.n_cells] = segment_sums.sum(axis=1) / self.n_points
-        return out
+        """Return :math:`K G`, shape ``(K.shape[0], n_cells + 1)``, for a full block ``K``."""
+        return self.finish(K @ self.indicators)
 
 
 class _WeightCombiner:
@@ -108,41 +122,15 @@ class _WeightCombiner:
         return np.hstack([np.asarray(conditional), K.mean(axis=1, keepdims=True)])
 
 
-def _symmetric_partition_gram(kernel, X, P, Q, cells, block_size=1024):
-    r"""Oblivious Gram :math:`O = K + T + T^\top` of ``X`` with itself, for one-hot cells.
+def _cell_table(A):
+    r""":math:`[A_{:,L} - A_{:,:L},\ A_{:,L}]`: column ``c`` is :math:`\langle A_i, r\rangle`
+    for the coefficients :math:`r = (-e_c, 1)` of cell ``c`` (``c = L``: in no cell)."""
+    last = A[:, -1:]
+    return np.hstack([last - A[:, :-1], last])
 
-    With :math:`A = P + \tfrac12 R Q` and :math:`r(s) = (-e_{a(s)}, 1)`, the correction is
-    :math:`T_{ij} = A_{i,L} - A_{i,a(s_j)} = V_{i, a(s_j)}` with
-    :math:`V = [A_{:,L} - A_{:, :L},\ A_{:,L}]` (column ``L`` for a point in no cell), so
-    :math:`O_{ij} = K_{ij} + V_{i,a(s_j)} + V_{j,a(s_i)}` — two gathers instead of a matrix
-    product. Blocks are filled for I ≤ J only and mirrored, so the kernel is evaluated on half
-    of the pairs and O is exactly symmetric.
-    """
-    n_cells = Q.shape[0] - 1
-    n = X.shape[0]
-    cells = np.where(cells >= 0, cells, n_cells)
-    coefficients = np.zeros((n, n_cells + 1))
-    coefficients[np.arange(n), cells] = -1.0
-    coefficients[:, n_cells] = 1.0  # r(s) = (-e_a, 1); a point in no cell has r = (0, 1)
-    A = P + 0.5 * coefficients @ Q
-    V = np.hstack([A[:, n_cells : n_cells + 1] - A[:, :n_cells], A[:, n_cells : n_cells + 1]])
-    V_by_cell = np.ascontiguousarray(V.T)  # row a: V[:, a]; gathers below read rows
-    O = np.empty((n, n))
-    for start_i in range(0, n, block_size):
-        rows = slice(start_i, min(start_i + block_size, n))
-        for start_j in range(start_i, n, block_size):
-            cols = slice(start_j, min(start_j + block_size, n))
-            block = kernel(X[rows], X[cols])
-            if start_i == start_j:  # the kernel's own round-off may break symmetry here
-                block += block.T
-                block *= 0.5
-            # Sum the two gathers first: a + b == b + a keeps O exactly symmetric.
-            block += np.take(V[rows], cells[cols], axis=1) + np.take(
-                V_by_cell[:, cols], cells[rows], axis=0
-            )
-            O[rows, cols] = block
-            O[cols, rows] = block.T
-    return O
+
+# Entries of the cache of K(X, est) G products (train, validation and test sets, say).
+_PRODUCT_CACHE_SIZE = 4
 
 
 class ObliviousKernel(BaseEstimator):
@@ -185,6 +173,9 @@ class ObliviousKernel(BaseEstimator):
         Any object with ``fit(S)``, ``weights_`` (m × L) and ``membership(S)`` (n × L) such
         that :math:`E[\varphi(X)|S=s] = \sum_v (W\,\mathrm{membership}(s)^\top)_v
         \varphi(x_v)` works; it is cloned before fitting.
+    tile_size : int, default=256
+        Side of the square kernel tiles (computation only: results depend on it through
+        round-off, ~1e-15). See :mod:`krepro.tiled_gram`.
 
     Attributes
     ----------
@@ -205,10 +196,23 @@ class ObliviousKernel(BaseEstimator):
         True when fitted without sensitive features (one group: Z = φ(X)); then
         :meth:`gram` must be called without them, otherwise with them.
     combiner_ : callable
-        Right-multiplication :math:`K \mapsto K G` by the component weights (a sum over
-        contiguous ranges of cell-sorted columns for partitions).
+        Right-multiplication :math:`K \mapsto K G` by the component weights (for partitions
+        a :class:`_CellComponents`: segment sums over cell-sorted columns).
     n_features_in_ : int
         Number of non-sensitive features.
+
+    Notes
+    -----
+    Cost (partition plug-in; Algorithm 1 made blockwise). ``fit`` evaluates
+    :math:`K(\mathrm{est}, \mathrm{est})` only on the tiles on and above the diagonal and
+    keeps only :math:`K G` (``m × (L + 1)``), never the ``m × m`` block; :meth:`gram` of a
+    set with itself evaluates :math:`K(\mathrm{train}, \mathrm{train})` on the same half of
+    the tiles, adds the correction by two gathers and mirrors each tile into the output, so
+    the only ``n × n`` allocation is the returned matrix. The products
+    :math:`P = K(X, \mathrm{est})\,G` of the last few point sets (keyed by their content)
+    are cached until the next ``fit``, so ``gram(test, ..., train, ...)`` after
+    ``gram(train, ...)`` and repeated calls do not evaluate :math:`K(\mathrm{train},
+    \mathrm{est})` again. See ``benchmarks/README.md`` for measurements.
 
     References
     ----------
@@ -240,6 +244,7 @@ class ObliviousKernel(BaseEstimator):
         partition_bounds=None,
         cells_per_axis=16,
         conditional_mean=None,
+        tile_size=256,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -250,12 +255,22 @@ class ObliviousKernel(BaseEstimator):
         self.partition_bounds = partition_bounds
         self.cells_per_axis = cells_per_axis
         self.conditional_mean = conditional_mean
+        self.tile_size = tile_size
 
-    _parameter_constraints: ClassVar[dict] = dict(KERNEL_CONSTRAINTS)
+    _parameter_constraints: ClassVar[dict] = {
+        **KERNEL_CONSTRAINTS,
+        "tile_size": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def _kernel_params(self):
+        return kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
 
     def _kernel(self, X, Y=None):
-        params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
-        return gram(X, Y, self.kernel, **params)
+        return gram(X, Y, self.kernel, **self._kernel_params())
+
+    def _tiles(self, X, Y=None):
+        """Tiles of :math:`K(X, Y)` (:class:`krepro.tiled_gram.KernelTiles`)."""
+        return KernelTiles(X, Y, self.kernel, self._kernel_params(), self.tile_size)
 
     @_fit_context(prefer_skip_nested_validation=False)  # conditional_mean: a user estimator
     def fit(self, X, y=None, *, sensitive_features=None):
@@ -287,18 +302,21 @@ class ObliviousKernel(BaseEstimator):
         else:
             estimator = clone(self.conditional_mean)
         m = X.shape[0]
+        output_gram = None
         if getattr(estimator, "needs_output_gram", False):
             # e.g. the CME selects its λ by cross-validating the regression of φ(X) on S
-            self.conditional_mean_ = estimator.fit(S, output_gram=self._kernel(X))
+            output_gram = self._kernel(X)
+            self.conditional_mean_ = estimator.fit(S, output_gram=output_gram)
         else:
             self.conditional_mean_ = estimator.fit(S)
-        if hasattr(self.conditional_mean_, "cell_index_"):
+        partition = hasattr(self.conditional_mean_, "cell_index_")
+        if partition:
             cells = self.conditional_mean_.cell_index_
             n_cells = self.conditional_mean_.n_cells_
-            # Sort the estimation points by cell (points in no cell last): products with the
-            # cell-averaging matrix G become sums over contiguous column ranges.
+            # Sort the estimation points by cell (points in no cell last): each cell is a
+            # contiguous range, so a kernel tile meets few columns of the cell indicators.
             order = np.argsort(np.where(cells >= 0, cells, n_cells), kind="stable")
-            self.combiner_ = _CellAverager(cells[order], n_cells)
+            self.combiner_ = _CellComponents(cells[order], n_cells)
         else:
             order = np.arange(m)
             self.combiner_ = _WeightCombiner(self.conditional_mean_.weights_)
@@ -307,9 +325,19 @@ class ObliviousKernel(BaseEstimator):
         weights = self.conditional_mean_.weights_[order]
         weights = weights.toarray() if sparse.issparse(weights) else np.asarray(weights)
         self.component_weights_ = np.hstack([weights, np.full((m, 1), 1.0 / m)])
-        cross = self.combiner_(self._kernel(self.X_estimation_))  # K G, shape (m, L + 1)
-        component_gram = self.combiner_(np.ascontiguousarray(cross.T))  # Gᵀ K G
+        if partition:
+            # K(est, est) E from the tiles on and above the diagonal; the m × m block is
+            # never formed (only its (L + 1) × (L + 1) compression GᵀKG is used).
+            E = self.combiner_.indicators
+            sums = symmetric_products(self._tiles(self.X_estimation_), E, self.tile_size)
+            cross = self.combiner_.finish(sums)  # K G, shape (m, L + 1)
+            component_gram = self.combiner_.finish(cross.T @ E)  # Gᵀ K G
+        else:
+            K = self._kernel(self.X_estimation_) if output_gram is None else output_gram
+            cross = self.combiner_(K)  # K G, shape (m, L + 1)
+            component_gram = self.combiner_(np.ascontiguousarray(cross.T))  # Gᵀ K G
         self.component_gram_ = 0.5 * (component_gram + component_gram.T)
+        self._product_cache = OrderedDict()
         return self
 
     # -- building blocks -------------------------------------------------------------------
@@ -327,14 +355,40 @@ class ObliviousKernel(BaseEstimator):
         return X, check_sensitive_features(S, X.shape[0])
 
     def _component_products(self, X):
-        """:math:`P = K(X, \\mathrm{est}) G`: products of φ(x) with cell means and mean."""
-        return self.combiner_(self._kernel(X, self.X_estimation_))
+        """:math:`P = K(X, \\mathrm{est}) G`: products of φ(x) with cell means and mean.
+
+        Cached by the content of ``X`` (the last few sets) until the next ``fit``.
+        """
+        X = np.ascontiguousarray(X)
+        key = (X.shape, hashlib.blake2b(X, digest_size=16).digest())
+        cached = self._product_cache.get(key)
+        if cached is not None and np.array_equal(cached[0], X):
+            self._product_cache.move_to_end(key)
+            return cached[1]
+        if isinstance(self.combiner_, _CellComponents):
+            tiles = self._tiles(X, self.X_estimation_)
+            sums = cross_products(tiles, self.combiner_.indicators, len(X), self.tile_size)
+            P = self.combiner_.finish(sums)
+        else:  # general weights: blocks of rows, each a full row of K(X, est)
+            P = np.empty((len(X), self.component_gram_.shape[0]))
+            for rows in tile_ranges(len(X), self.tile_size):
+                P[rows] = self.combiner_(self._kernel(X[rows], self.X_estimation_))
+        P.flags.writeable = False
+        self._product_cache[key] = (X.copy(), P)
+        while len(self._product_cache) > _PRODUCT_CACHE_SIZE:
+            self._product_cache.popitem(last=False)
+        return P
 
     def _coefficients(self, S):
         """:math:`r(s) = (-e_{a(s)}, 1)`, the coordinates of Z − φ(x) in the components."""
         membership = self.conditional_mean_.membership(S)
         membership = membership.toarray() if sparse.issparse(membership) else membership
         return np.hstack([-membership, np.ones((membership.shape[0], 1))])
+
+    def _cells(self, S):
+        """Cell of each point, ``L`` for a point in no cell (partitions only)."""
+        cells = self.conditional_mean_.cell_of(S)
+        return np.where(cells >= 0, cells, self.conditional_mean_.n_cells_)
 
     # -- public API ------------------------------------------------------------------------
 
@@ -353,29 +407,42 @@ class ObliviousKernel(BaseEstimator):
         Returns
         -------
         O : ndarray of shape (n_a, n_b)
-            Symmetric positive semi-definite when ``XB`` is None.
+            Exactly symmetric and positive semi-definite when ``XB`` is None.
+
+        Notes
+        -----
+        With :math:`A = P + \tfrac12 R Q`, :math:`O = K + A R^\top + R A^\top` (Algorithm
+        1); for a partition, :math:`r(s) = (-e_{a(s)}, 1)` makes the correction
+        :math:`V_{i, a(s_j)} + V_{j, a(s_i)}` with :math:`V` = :func:`_cell_table` of
+        :math:`A`, two gathers per tile. Between two sets (Appendix E.2)
+        :math:`O = K + P_a R_b^\top + R_a (P_b + R_b Q)^\top`.
         """
         check_is_fitted(self, "component_gram_")
         XA, SA = self._check_points(XA, SA)
-        P_a, R_a = self._component_products(XA), self._coefficients(SA)
-        Q = self.component_gram_
+        P_a, Q = self._component_products(XA), self.component_gram_
+        partition = isinstance(self.combiner_, _CellComponents)
         if XB is None:
-            if hasattr(self.conditional_mean_, "cell_of"):
-                cells = self.conditional_mean_.cell_of(SA)
-                return _symmetric_partition_gram(self._kernel, XA, P_a, Q, cells)
-            # General estimator: T = (P + ½ R Q) Rᵀ, and O = sym(K) + T + Tᵀ exactly symmetric.
-            T = (P_a + 0.5 * R_a @ Q) @ R_a.T
-            T += T.T
-            O = self._kernel(XA)
-            O += O.T  # the kernel block itself may differ from its transpose by round-off
-            O *= 0.5
-            O += T
-            return O
+            R_a = self._coefficients(SA)
+            A = P_a + 0.5 * R_a @ Q
+            if partition:
+                cells = self._cells(SA)
+                V = _cell_table(A)
+                correction = CellCorrection(V, cells, V, cells)
+            else:
+                correction = LowRankCorrection(np.hstack([A, R_a]), np.hstack([R_a, A]))
+            O = np.empty((len(XA), len(XA)))
+            return fill_gram(self._tiles(XA), correction, O, True, self.tile_size)
         XB, SB = self._check_points(XB, SB)
         P_b, R_b = self._component_products(XB), self._coefficients(SB)
-        O = self._kernel(XA, XB)
-        O += np.hstack([P_a, R_a]) @ np.hstack([R_b, P_b + R_b @ Q]).T
-        return O
+        if partition:
+            correction = CellCorrection(
+                _cell_table(P_a), self._cells(SB), _cell_table(P_b + R_b @ Q), self._cells(SA)
+            )
+        else:
+            R_a = self._coefficients(SA)
+            correction = LowRankCorrection(np.hstack([P_a, R_a]), np.hstack([R_b, P_b + R_b @ Q]))
+        O = np.empty((len(XA), len(XB)))
+        return fill_gram(self._tiles(XA, XB), correction, O, False, self.tile_size)
 
     def plain_gram(self, XA, XB=None):
         """Plain kernel matrix :math:`k(a_i, b_j)` with this estimator's kernel parameters."""
@@ -394,7 +461,13 @@ class ObliviousKernel(BaseEstimator):
         check_is_fitted(self, "component_gram_")
         XA, SA = self._check_points(XA, SA)
         XB = validate_data(self, XB, dtype=float, reset=False)
-        return self._kernel(XA, XB) + self._coefficients(SA) @ self._component_products(XB).T
+        P_b = self._component_products(XB)
+        if isinstance(self.combiner_, _CellComponents):
+            correction = CellCorrection(V=_cell_table(P_b), cells_a=self._cells(SA))
+        else:
+            correction = LowRankCorrection(self._coefficients(SA), P_b)
+        O = np.empty((len(XA), len(XB)))
+        return fill_gram(self._tiles(XA, XB), correction, O, False, self.tile_size)
 
 
 from krepro.oblivious_features import ObliviousFeatures  # noqa: E402  (explicit features)

@@ -1,0 +1,273 @@
+r"""Kernel matrices evaluated tile by tile, for the oblivious Gram matrix.
+
+The oblivious Gram matrix (Grünewälder & Khaleghi 2021, Algorithm 1 and Appendix E) is a
+kernel matrix plus a low-rank correction, built from three kernel blocks of which only one is
+returned: of :math:`K(\mathrm{est}, \mathrm{est})` and :math:`K(\mathrm{train},
+\mathrm{est})` only the products with the few columns of the cell-averaging matrix
+:math:`G` are needed. This module evaluates kernels on square tiles small enough to stay in
+the CPU cache and consumes each tile at once:
+
+* :func:`cross_products` -- :math:`K(X, Y)\,E` for a matrix :math:`E` with few columns;
+* :func:`symmetric_products` -- :math:`K(X, X)\,E` from the tiles on and above the diagonal
+  only (each off-diagonal tile serves both :math:`K_{IJ}E_J` and :math:`K_{IJ}^\top E_I`),
+  i.e. half of the kernel evaluations;
+* :func:`fill_gram` -- a kernel matrix plus a correction written into a preallocated output,
+  for a symmetric matrix again from the tiles on and above the diagonal, each mirrored while
+  it is in cache; the result is exactly symmetric.
+
+No full kernel block is ever allocated: the peak memory is the output plus a few tiles.
+Results depend on the tile size only through the order of floating-point sums (round-off).
+
+For the RBF kernel :class:`KernelTiles` evaluates a tile with one matrix product, a clip and
+an exponential in a reused buffer: with augmented points
+:math:`\tilde x = (2\gamma x, -\gamma\lVert x\rVert^2, 1)` and
+:math:`\tilde y = (y, 1, -\gamma\lVert y\rVert^2)`,
+:math:`\tilde x^\top\tilde y = -\gamma\lVert x - y\rVert^2` (the expansion scikit-learn's
+``euclidean_distances`` uses, with the same round-off order of magnitude). Other kernels
+are evaluated per tile by :func:`krepro.kernels.gram`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from krepro.kernels import gram
+
+__all__ = [
+    "TILE_SIZE",
+    "CellCorrection",
+    "KernelTiles",
+    "LowRankCorrection",
+    "cross_products",
+    "fill_gram",
+    "symmetric_products",
+    "tile_ranges",
+]
+
+# Side of the square kernel tiles. A 256 × 256 float64 tile is 512 KiB: a tile and the
+# small operands of its products stay in a 1-2 MiB L2 cache, and at ~65k entries per tile
+# the fixed cost of the numpy calls per tile (tens of µs) is a few per cent of the work.
+# Measured on the benchmark (benchmarks/oblivious_gram.py): 192-384 are within noise of
+# each other; 64 is slower from per-tile overhead, 1024 from cache misses.
+TILE_SIZE = 256
+# Rows per transposed copy when a tile is mirrored: a narrow strip of the tile is read
+# column-wise from cache while the output rows are written contiguously.
+_MIRROR_ROWS = 32
+
+
+def tile_ranges(n, size):
+    """Consecutive slices of ``range(n)`` of length ``size`` (the last one shorter)."""
+    size = max(1, int(size))
+    return [slice(start, min(start + size, n)) for start in range(0, n, size)]
+
+
+class KernelTiles:
+    r"""Tiles :math:`k(x_i, y_j)`, ``i ∈ rows``, ``j ∈ cols``, of a kernel matrix.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    Y : ndarray of shape (m, d), default=None
+        ``None`` means the symmetric matrix of ``X`` with itself: its diagonal tiles are
+        evaluated as such (zero self-distance for RBF, as scikit-learn's ``X is Y`` case).
+    kernel : str, default="rbf"
+        Kernel name of :func:`krepro.kernels.gram`.
+    params : dict, default=None
+        Its parameters (``gamma=None`` means ``1 / d`` for RBF, as scikit-learn).
+    tile_size : int, default=TILE_SIZE
+        Largest tile side; the RBF buffer holds one tile.
+
+    Notes
+    -----
+    For RBF the returned tile is a view of a buffer that the next call overwrites.
+    """
+
+    def __init__(self, X, Y=None, kernel="rbf", params=None, tile_size=TILE_SIZE):
+        self.symmetric = Y is None
+        self.X = X
+        self.Y = X if Y is None else Y
+        self.kernel = kernel
+        self.params = dict(params or {})
+        self.fast = kernel == "rbf"
+        if self.fast:
+            gamma = self.params.get("gamma")
+            gamma = 1.0 / X.shape[1] if gamma is None else float(gamma)
+            self._left = self._augment(X, gamma, scale=2.0 * gamma, first=True)
+            right = self._augment(self.Y, gamma, scale=1.0, first=False)
+            self._right_t = np.ascontiguousarray(right.T)
+            self._buffer = np.empty(int(tile_size) ** 2)
+
+    @staticmethod
+    def _augment(Z, gamma, scale, first):
+        """Rows ``(2γ z, -γ|z|², 1)`` (``first``) or ``(z, 1, -γ|z|²)``."""
+        squared = -gamma * np.einsum("ij,ij->i", Z, Z)
+        ones = np.ones(len(Z))
+        tail = (squared, ones) if first else (ones, squared)
+        return np.column_stack([scale * Z, *tail])
+
+    def __call__(self, rows, cols):
+        """The tile ``K[rows, cols]`` (rows, cols: slices)."""
+        diagonal = self.symmetric and rows == cols
+        if not self.fast:
+            Y = None if diagonal else self.Y[cols]
+            return gram(self.X[rows], Y, self.kernel, **self.params)
+        n_rows, n_cols = rows.stop - rows.start, cols.stop - cols.start
+        tile = self._buffer[: n_rows * n_cols].reshape(n_rows, n_cols)
+        np.matmul(self._left[rows], self._right_t[:, cols], out=tile)  # −γ‖x − y‖²
+        np.minimum(tile, 0.0, out=tile)  # round-off can make a distance negative
+        if diagonal:
+            np.fill_diagonal(tile, 0.0)
+        return np.exp(tile, out=tile)
+
+
+def _column_support(E, cols):
+    """Smallest column range of ``E`` holding every nonzero of the rows ``cols``."""
+    nonzero = np.flatnonzero(np.any(E[cols] != 0.0, axis=0))
+    if len(nonzero) == 0:
+        return slice(0, 0)
+    return slice(int(nonzero[0]), int(nonzero[-1]) + 1)
+
+
+def cross_products(tiles, E, n_rows, tile_size=TILE_SIZE):
+    r""":math:`K(X, Y)\,E`, shape ``(n_rows, E.shape[1])``, one kernel tile at a time.
+
+    Parameters
+    ----------
+    tiles : KernelTiles
+        Tiles of :math:`K(X, Y)`.
+    E : ndarray of shape (m, k)
+        Few columns; for points sorted by cell, the cell indicators, whose nonzeros in a
+        tile of rows lie in a narrow range of columns (only those are multiplied).
+    n_rows : int
+        Number of points in ``X``.
+    tile_size : int
+    """
+    out = np.zeros((n_rows, E.shape[1]))
+    col_tiles = tile_ranges(E.shape[0], tile_size)
+    supports = [_column_support(E, cols) for cols in col_tiles]
+    for rows in tile_ranges(n_rows, tile_size):
+        for cols, support in zip(col_tiles, supports, strict=True):
+            tile = tiles(rows, cols)
+            if support.stop > support.start:
+                out[rows, support] += tile @ E[cols, support]
+    return out
+
+
+def symmetric_products(tiles, E, tile_size=TILE_SIZE):
+    r""":math:`K(X, X)\,E` from the kernel tiles on and above the diagonal only.
+
+    An off-diagonal tile :math:`K_{IJ}` adds :math:`K_{IJ}E_J` to rows ``I`` and
+    :math:`K_{IJ}^\top E_I` to rows ``J``, so the kernel is evaluated on about half of the
+    pairs.
+
+    Parameters
+    ----------
+    tiles : KernelTiles
+        Symmetric tiles (``Y=None``).
+    E : ndarray of shape (m, k)
+    tile_size : int
+    """
+    m = E.shape[0]
+    out = np.zeros((m, E.shape[1]))
+    blocks = tile_ranges(m, tile_size)
+    supports = [_column_support(E, block) for block in blocks]
+    for a, rows in enumerate(blocks):
+        for b in range(a, len(blocks)):
+            cols = blocks[b]
+            tile = tiles(rows, cols)
+            if supports[b].stop > supports[b].start:
+                out[rows, supports[b]] += tile @ E[cols, supports[b]]
+            if b != a and supports[a].stop > supports[a].start:
+                out[cols, supports[a]] += tile.T @ E[rows, supports[a]]
+    return out
+
+
+class CellCorrection:
+    r"""Correction :math:`C_{ij} = U_{i, c_j} + V_{j, c'_i}` from two gathers.
+
+    The oblivious Gram's correction when the coefficients :math:`r(s) = (-e_{a(s)}, 1)` are
+    one-hot: with ``U`` and ``V`` of shape ``(·, L + 1)`` and cell indices in
+    ``0..L`` (``L`` for a point in no cell) it costs two gathers instead of a product.
+
+    Parameters
+    ----------
+    U : ndarray of shape (n_a, L + 1) or None
+        Indexed by the row point and the column point's cell ``cells_b``.
+    cells_b : ndarray of shape (n_b,)
+    V : ndarray of shape (n_b, L + 1) or None
+        Indexed by the column point and the row point's cell ``cells_a``.
+    cells_a : ndarray of shape (n_a,)
+    """
+
+    def __init__(self, U=None, cells_b=None, V=None, cells_a=None):
+        self.U, self.cells_b = U, cells_b
+        self.V_by_cell = None if V is None else np.ascontiguousarray(V.T)
+        self.cells_a = cells_a
+
+    def add_to(self, tile, rows, cols):
+        """``tile += C[rows, cols]`` in place."""
+        if self.U is not None:
+            tile += self.U[rows][:, self.cells_b[cols]]
+        if self.V_by_cell is not None:
+            tile += self.V_by_cell[:, cols][self.cells_a[rows]]
+
+
+class LowRankCorrection:
+    r"""Correction :math:`C = A B^\top` for general (dense) coefficients.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n_a, k)
+    B : ndarray of shape (n_b, k)
+    """
+
+    def __init__(self, A, B):
+        self.A, self.B = A, B
+
+    def add_to(self, tile, rows, cols):
+        """``tile += C[rows, cols]`` in place."""
+        tile += self.A[rows] @ self.B[cols].T
+
+
+def fill_gram(tiles, correction, out, symmetric=False, tile_size=TILE_SIZE):
+    r"""``out = K + C`` tile by tile, for a kernel matrix K and a correction C.
+
+    Parameters
+    ----------
+    tiles : KernelTiles
+        Tiles of ``K`` (symmetric tiles when ``symmetric``).
+    correction : CellCorrection or LowRankCorrection
+        ``C``; when ``symmetric`` it must be a symmetric matrix.
+    out : ndarray of shape (n_a, n_b)
+        Written in place and returned.
+    symmetric : bool, default=False
+        Evaluate only the tiles on and above the diagonal and mirror each off-diagonal one
+        into its transposed position (half the kernel evaluations). Diagonal tiles are
+        replaced by :math:`(T + T^\top)/2`, so ``out`` is exactly symmetric.
+    tile_size : int
+
+    Returns
+    -------
+    out : ndarray of shape (n_a, n_b)
+    """
+    n_a, n_b = out.shape
+    row_tiles = tile_ranges(n_a, tile_size)
+    col_tiles = row_tiles if symmetric else tile_ranges(n_b, tile_size)
+    for a, rows in enumerate(row_tiles):
+        for cols in col_tiles[a:] if symmetric else col_tiles:
+            tile = tiles(rows, cols)
+            correction.add_to(tile, rows, cols)
+            if not symmetric:
+                out[rows, cols] = tile
+            elif rows == cols:
+                # the kernel's and the correction's round-off may break symmetry here
+                target = out[rows, cols]
+                np.add(tile, tile.T, out=target)
+                target *= 0.5
+            else:
+                out[rows, cols] = tile
+                mirror = out[cols, rows]
+                for start in range(0, tile.shape[0], _MIRROR_ROWS):
+                    strip = slice(start, start + _MIRROR_ROWS)
+                    mirror[:, strip] = tile[strip].T
+    return out
