@@ -133,6 +133,9 @@ WITH_EMPTY = {"values-empty", "dyadic-empty", "dyadic-2d-empty"}
 # Entries are O(1)-O(100) sums of a few hundred products; 1e-10 is far above round-off and
 # far below any modelling error (a missing or misplaced cell mean changes entries by O(0.1)).
 ATOL = 1e-10
+# The default tile size, and one that splits every matrix of the scenarios (m = 20,
+# n_a = 11, n_b = 7) into many tiles with uneven last tiles.
+TILE_SIZES = [256, 3]
 
 
 def test_poly2_feature_map_reproduces_kernel():
@@ -145,14 +148,16 @@ def test_poly2_feature_map_reproduces_kernel():
     )
 
 
+@pytest.mark.parametrize("tile_size", TILE_SIZES)
 @pytest.mark.parametrize("scenario", SCENARIOS)
 @pytest.mark.parametrize("feature_map", sorted(FEATURE_MAPS))
-def test_gram_equals_explicit_feature_space(feature_map, scenario):
+def test_gram_equals_explicit_feature_space(feature_map, scenario, tile_size):
     phi, kernel_options = FEATURE_MAPS[feature_map]
     (X_est, S_est, X_a, S_a, X_b, S_b), options, cell_of, empty_rows = _scenario(scenario)
     if scenario in WITH_EMPTY:
         assert empty_rows, "the scenario must put query points into empty cells"
-    ok = ObliviousKernel(**kernel_options, **options).fit(X_est, sensitive_features=S_est)
+    ok = ObliviousKernel(**kernel_options, **options, tile_size=tile_size)
+    ok.fit(X_est, sensitive_features=S_est)
 
     Z_a = explicit_Z(phi, X_a, S_a, X_est, S_est, cell_of)
     Z_b = explicit_Z(phi, X_b, S_b, X_est, S_est, cell_of)
@@ -244,11 +249,13 @@ def algorithm1(X_i, cells_i, X_j, cells_j, X_est, cells_est, gamma):
     return O
 
 
+@pytest.mark.parametrize("tile_size", TILE_SIZES)
 @pytest.mark.parametrize("scenario", ["values", "values-empty", "dyadic-empty", "dyadic-2d-empty"])
-def test_gram_equals_algorithm_1(scenario):
+def test_gram_equals_algorithm_1(scenario, tile_size):
     (X_est, S_est, X_a, S_a, X_b, S_b), options, cell_of, _ = _scenario(scenario, seed=1, d=2)
     gamma = 0.5
-    ok = ObliviousKernel(kernel="rbf", gamma=gamma, **options).fit(X_est, sensitive_features=S_est)
+    ok = ObliviousKernel(kernel="rbf", gamma=gamma, **options, tile_size=tile_size)
+    ok.fit(X_est, sensitive_features=S_est)
     cells = lambda S: [cell_of(s) for s in S]  # noqa: E731
     expected = algorithm1(X_a, cells(S_a), X_a, cells(S_a), X_est, cells(S_est), gamma)
     # RBF values are in (0, 1]; all terms O(1), so 1e-10 leaves only round-off.
@@ -308,13 +315,14 @@ def test_in_sample_cell_means_of_h_Z_are_equal(scenario):
     ids=["rbf", "linear", "poly", "matern"],
 )
 @pytest.mark.parametrize("scenario", ["values", "dyadic-empty", "dyadic-2d-empty"])
-def test_gram_is_symmetric_and_psd(kernel_options, scenario):
+@pytest.mark.parametrize("tile_size", TILE_SIZES)
+def test_gram_is_symmetric_and_psd(kernel_options, scenario, tile_size):
     (X_est, S_est, X_a, S_a, *_), options, _, _ = _scenario(scenario, seed=3)
     rng = np.random.default_rng(30)
     X_a = np.vstack([X_a, rng.normal(size=(30, X_a.shape[1]))])
     S_a = np.concatenate([S_a, np.asarray(S_est)[rng.integers(0, len(S_est), 30)]])
-    ok = ObliviousKernel(**kernel_options, **options).fit(X_est, sensitive_features=S_est)
-    O = ok.gram(X_a, S_a)
+    ok = ObliviousKernel(**kernel_options, **options, tile_size=tile_size)
+    O = ok.fit(X_est, sensitive_features=S_est).gram(X_a, S_a)
     np.testing.assert_array_equal(O, O.T)  # exactly, not just to round-off
     eigenvalues = np.linalg.eigvalsh(O)
     # A Gram matrix of vectors: negative eigenvalues can only come from round-off.

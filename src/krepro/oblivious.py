@@ -46,9 +46,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from krepro.conditional import PartitionConditionalMean, make_partition
 from krepro.kernels import KERNELS, gram, kernel_params
 from krepro.tiled_gram import (
-    CellCorrection,
     KernelTiles,
     LowRankCorrection,
+    cell_correction,
     cross_products,
     fill_gram,
     symmetric_products,
@@ -207,7 +207,7 @@ class ObliviousKernel(BaseEstimator):
     :math:`K(\mathrm{est}, \mathrm{est})` only on the tiles on and above the diagonal and
     keeps only :math:`K G` (``m × (L + 1)``), never the ``m × m`` block; :meth:`gram` of a
     set with itself evaluates :math:`K(\mathrm{train}, \mathrm{train})` on the same half of
-    the tiles, adds the correction by two gathers and mirrors each tile into the output, so
+    the tiles, adds the rank-(L + 1) correction and mirrors each tile into the output, so
     the only ``n × n`` allocation is the returned matrix. The products
     :math:`P = K(X, \mathrm{est})\,G` of the last few point sets (keyed by their content)
     are cached until the next ``fit``, so ``gram(test, ..., train, ...)`` after
@@ -414,7 +414,7 @@ class ObliviousKernel(BaseEstimator):
         With :math:`A = P + \tfrac12 R Q`, :math:`O = K + A R^\top + R A^\top` (Algorithm
         1); for a partition, :math:`r(s) = (-e_{a(s)}, 1)` makes the correction
         :math:`V_{i, a(s_j)} + V_{j, a(s_i)}` with :math:`V` = :func:`_cell_table` of
-        :math:`A`, two gathers per tile. Between two sets (Appendix E.2)
+        :math:`A` (:func:`krepro.tiled_gram.cell_correction`). Between two sets (Appendix E.2)
         :math:`O = K + P_a R_b^\top + R_a (P_b + R_b Q)^\top`.
         """
         check_is_fitted(self, "component_gram_")
@@ -427,7 +427,7 @@ class ObliviousKernel(BaseEstimator):
             if partition:
                 cells = self._cells(SA)
                 V = _cell_table(A)
-                correction = CellCorrection(V, cells, V, cells)
+                correction = cell_correction(V, cells, V, cells)
             else:
                 correction = LowRankCorrection(np.hstack([A, R_a]), np.hstack([R_a, A]))
             O = np.empty((len(XA), len(XA)))
@@ -435,7 +435,7 @@ class ObliviousKernel(BaseEstimator):
         XB, SB = self._check_points(XB, SB)
         P_b, R_b = self._component_products(XB), self._coefficients(SB)
         if partition:
-            correction = CellCorrection(
+            correction = cell_correction(
                 _cell_table(P_a), self._cells(SB), _cell_table(P_b + R_b @ Q), self._cells(SA)
             )
         else:
@@ -463,7 +463,7 @@ class ObliviousKernel(BaseEstimator):
         XB = validate_data(self, XB, dtype=float, reset=False)
         P_b = self._component_products(XB)
         if isinstance(self.combiner_, _CellComponents):
-            correction = CellCorrection(V=_cell_table(P_b), cells_a=self._cells(SA))
+            correction = cell_correction(V=_cell_table(P_b), cells_a=self._cells(SA))
         else:
             correction = LowRankCorrection(self._coefficients(SA), P_b)
         O = np.empty((len(XA), len(XB)))

@@ -30,14 +30,15 @@ are evaluated per tile by :func:`krepro.kernels.gram`.
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import get_blas_funcs
 
 from krepro.kernels import gram
 
 __all__ = [
     "TILE_SIZE",
-    "CellCorrection",
     "KernelTiles",
     "LowRankCorrection",
+    "cell_correction",
     "cross_products",
     "fill_gram",
     "symmetric_products",
@@ -50,9 +51,10 @@ __all__ = [
 # Measured on the benchmark (benchmarks/oblivious_gram.py): 192-384 are within noise of
 # each other; 64 is slower from per-tile overhead, 1024 from cache misses.
 TILE_SIZE = 256
-# Rows per transposed copy when a tile is mirrored: a narrow strip of the tile is read
-# column-wise from cache while the output rows are written contiguously.
-_MIRROR_ROWS = 32
+# Widest one-hot product that cell_correction adds by gemm (k = 2(L + 1) for L cells; 34
+# for the paper's 16 cells): beyond it two gathers per tile are cheaper.
+_GEMM_MAX_WIDTH = 64
+_dgemm = get_blas_funcs("gemm", dtype=np.float64)
 
 
 def tile_ranges(n, size):
@@ -182,12 +184,56 @@ def symmetric_products(tiles, E, tile_size=TILE_SIZE):
     return out
 
 
-class CellCorrection:
-    r"""Correction :math:`C_{ij} = U_{i, c_j} + V_{j, c'_i}` from two gathers.
+class LowRankCorrection:
+    r"""Correction :math:`C = A B^\top`, added to a tile by one in-place BLAS ``gemm``.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n_a, k)
+    B : ndarray of shape (n_b, k)
+    """
+
+    def __init__(self, A, B):
+        self.A = np.ascontiguousarray(A, dtype=float)
+        self.B = np.ascontiguousarray(B, dtype=float)
+
+    def add_to(self, tile, rows, cols):
+        """``tile += C[rows, cols]`` in place."""
+        if tile.dtype == np.float64 and tile.flags.c_contiguous:
+            # tileᵀ (Fortran order) += B[cols] A[rows]ᵀ: no temporary, no copy of the tile
+            result = _dgemm(
+                1.0, self.B[cols].T, self.A[rows].T, beta=1.0, c=tile.T, trans_a=1, overwrite_c=1
+            )
+            if not np.shares_memory(result, tile):  # pragma: no cover (a copying wrapper)
+                tile[...] = result.T
+        else:
+            tile += self.A[rows] @ self.B[cols].T
+
+
+class _GatherCorrection:
+    """:math:`C_{ij} = U_{i, c_j} + V_{j, c'_i}` by two gathers (many cells)."""
+
+    def __init__(self, U, cells_b, V, cells_a):
+        self.U, self.cells_b = U, cells_b
+        self.V_by_cell = None if V is None else np.ascontiguousarray(V.T)
+        self.cells_a = cells_a
+
+    def add_to(self, tile, rows, cols):
+        if self.U is not None:
+            tile += self.U[rows][:, self.cells_b[cols]]
+        if self.V_by_cell is not None:
+            tile += self.V_by_cell[:, cols][self.cells_a[rows]]
+
+
+def cell_correction(U=None, cells_b=None, V=None, cells_a=None):
+    r"""Correction :math:`C_{ij} = U_{i, c_j} + V_{j, c'_i}` for one-hot coefficients.
 
     The oblivious Gram's correction when the coefficients :math:`r(s) = (-e_{a(s)}, 1)` are
-    one-hot: with ``U`` and ``V`` of shape ``(·, L + 1)`` and cell indices in
-    ``0..L`` (``L`` for a point in no cell) it costs two gathers instead of a product.
+    one-hot: with ``U`` and ``V`` of shape ``(·, L + 1)`` and cell indices in ``0..L``
+    (``L`` for a point in no cell). It is the product :math:`[U, H_a][H_b, V]^\top` with the
+    one-hot matrices :math:`H` of the cells, added by one ``gemm`` per tile (the ones and
+    zeros make every product exact, so the entry is rounded once, from
+    :math:`U_{i,c_j} + V_{j,c'_i}`); with many cells (a wide product) by two gathers instead.
 
     Parameters
     ----------
@@ -197,36 +243,29 @@ class CellCorrection:
     V : ndarray of shape (n_b, L + 1) or None
         Indexed by the column point and the row point's cell ``cells_a``.
     cells_a : ndarray of shape (n_a,)
+
+    Returns
+    -------
+    correction : object with ``add_to(tile, rows, cols)``
     """
+    width = U.shape[1] if U is not None else V.shape[1]
+    n_terms = (U is not None) + (V is not None)
+    if n_terms * width > _GEMM_MAX_WIDTH:
+        return _GatherCorrection(U, cells_b, V, cells_a)
 
-    def __init__(self, U=None, cells_b=None, V=None, cells_a=None):
-        self.U, self.cells_b = U, cells_b
-        self.V_by_cell = None if V is None else np.ascontiguousarray(V.T)
-        self.cells_a = cells_a
+    def one_hot(cells):
+        H = np.zeros((len(cells), width))
+        H[np.arange(len(cells)), cells] = 1.0
+        return H
 
-    def add_to(self, tile, rows, cols):
-        """``tile += C[rows, cols]`` in place."""
-        if self.U is not None:
-            tile += self.U[rows][:, self.cells_b[cols]]
-        if self.V_by_cell is not None:
-            tile += self.V_by_cell[:, cols][self.cells_a[rows]]
-
-
-class LowRankCorrection:
-    r"""Correction :math:`C = A B^\top` for general (dense) coefficients.
-
-    Parameters
-    ----------
-    A : ndarray of shape (n_a, k)
-    B : ndarray of shape (n_b, k)
-    """
-
-    def __init__(self, A, B):
-        self.A, self.B = A, B
-
-    def add_to(self, tile, rows, cols):
-        """``tile += C[rows, cols]`` in place."""
-        tile += self.A[rows] @ self.B[cols].T
+    left, right = [], []
+    if U is not None:
+        left.append(U)
+        right.append(one_hot(cells_b))
+    if V is not None:
+        left.append(one_hot(cells_a))
+        right.append(V)
+    return LowRankCorrection(np.hstack(left), np.hstack(right))
 
 
 def fill_gram(tiles, correction, out, symmetric=False, tile_size=TILE_SIZE):
@@ -236,7 +275,7 @@ def fill_gram(tiles, correction, out, symmetric=False, tile_size=TILE_SIZE):
     ----------
     tiles : KernelTiles
         Tiles of ``K`` (symmetric tiles when ``symmetric``).
-    correction : CellCorrection or LowRankCorrection
+    correction : object with ``add_to(tile, rows, cols)``
         ``C``; when ``symmetric`` it must be a symmetric matrix.
     out : ndarray of shape (n_a, n_b)
         Written in place and returned.
@@ -266,8 +305,5 @@ def fill_gram(tiles, correction, out, symmetric=False, tile_size=TILE_SIZE):
                 target *= 0.5
             else:
                 out[rows, cols] = tile
-                mirror = out[cols, rows]
-                for start in range(0, tile.shape[0], _MIRROR_ROWS):
-                    strip = slice(start, start + _MIRROR_ROWS)
-                    mirror[:, strip] = tile[strip].T
+                out[cols, rows] = tile.T  # the tile is still in cache
     return out
