@@ -116,7 +116,7 @@ def test_many_point_sets_keep_the_cache_bounded():
     ok = ObliviousKernel(**CONFIGS["rbf-dyadic"]).fit(est[0], sensitive_features=est[1])
     for shift in range(10):
         ok.gram(X + shift, S)
-    assert len(ok._product_cache) == krepro.oblivious._PRODUCT_CACHE_SIZE
+    assert len(ok.products_cache_) == krepro.oblivious._PRODUCT_CACHE_SIZE
 
 
 def _peak_bytes(function):

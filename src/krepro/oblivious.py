@@ -26,8 +26,12 @@ correction (Appendix E.1–E.2, Algorithm 1):
 where the columns of :math:`G` (shape ``(m, L+1)``) are the averaging weights of the cell
 means and of the overall mean. Expanded, this is exactly Algorithm 1's
 :math:`O_{ij} = k_{ij} - \xi_{i,a} - \xi_{j,b} + o_{b,a} + M + \rho_i + \rho_j - \tau_a -
-\tau_b`. The cost is the three kernel blocks plus :math:`O(n^2 L)` for the correction,
-instead of the reference implementation's Python double loop.
+\tau_b`. The kernel blocks are evaluated tile by tile (:mod:`krepro.tiled_gram`): half of
+the symmetric blocks :math:`K(\mathrm{est}, \mathrm{est})` and :math:`K(a, a)`, and of
+:math:`K(\mathrm{est}, \mathrm{est})` and :math:`K(a, \mathrm{est})` only the products
+with :math:`G` are kept, so the cost is below that of computing the three blocks and the
+memory is the returned matrix, instead of the reference implementation's Python double
+loop over all pairs.
 """
 
 from __future__ import annotations
@@ -200,6 +204,10 @@ class ObliviousKernel(BaseEstimator):
         a :class:`_CellComponents`: segment sums over cell-sorted columns).
     n_features_in_ : int
         Number of non-sensitive features.
+    products_cache_ : OrderedDict
+        :math:`P = K(X, \mathrm{est})\,G` (read-only, shape ``(n, L + 1)``) of the last
+        four point sets ``X`` passed to :meth:`gram` or :meth:`mixed_gram`, keyed by their
+        content (a hash, then an exact comparison with a stored copy); emptied by ``fit``.
 
     Notes
     -----
@@ -337,7 +345,7 @@ class ObliviousKernel(BaseEstimator):
             cross = self.combiner_(K)  # K G, shape (m, L + 1)
             component_gram = self.combiner_(np.ascontiguousarray(cross.T))  # Gᵀ K G
         self.component_gram_ = 0.5 * (component_gram + component_gram.T)
-        self._product_cache = OrderedDict()
+        self.products_cache_ = OrderedDict()
         return self
 
     # -- building blocks -------------------------------------------------------------------
@@ -361,9 +369,9 @@ class ObliviousKernel(BaseEstimator):
         """
         X = np.ascontiguousarray(X)
         key = (X.shape, hashlib.blake2b(X, digest_size=16).digest())
-        cached = self._product_cache.get(key)
+        cached = self.products_cache_.get(key)
         if cached is not None and np.array_equal(cached[0], X):
-            self._product_cache.move_to_end(key)
+            self.products_cache_.move_to_end(key)
             return cached[1]
         if isinstance(self.combiner_, _CellComponents):
             tiles = self._tiles(X, self.X_estimation_)
@@ -374,9 +382,9 @@ class ObliviousKernel(BaseEstimator):
             for rows in tile_ranges(len(X), self.tile_size):
                 P[rows] = self.combiner_(self._kernel(X[rows], self.X_estimation_))
         P.flags.writeable = False
-        self._product_cache[key] = (X.copy(), P)
-        while len(self._product_cache) > _PRODUCT_CACHE_SIZE:
-            self._product_cache.popitem(last=False)
+        self.products_cache_[key] = (X.copy(), P)
+        while len(self.products_cache_) > _PRODUCT_CACHE_SIZE:
+            self.products_cache_.popitem(last=False)
         return P
 
     def _coefficients(self, S):
