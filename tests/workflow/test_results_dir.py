@@ -83,6 +83,25 @@ def test_no_rule_pattern_of_one_scale_can_match_a_file_of_the_other():
         assert first and "{" not in first and first != "paper", (source, pattern)
 
 
+def test_every_rule_that_runs_code_keeps_a_benchmark_record_named_after_it():
+    """The snapshot sums CPU seconds per rule from <results_dir>/benchmarks/<rule>[/...].tsv.
+
+    Not the snapshot itself (its record would count it in the run's span) nor `targets`."""
+    rules = {}
+    for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+        for block in re.split(r"(?m)^(?=rule \w+:)", path.read_text(encoding="utf-8"))[1:]:
+            rules[re.match(r"rule (\w+):", block).group(1)] = block
+    runs_code = {
+        name for name, block in rules.items() if re.search(r"^    (script|run|shell):", block, re.M)
+    }
+    assert len(runs_code) > 20, sorted(runs_code)
+    for name in sorted(runs_code - {"snapshot"}):
+        record = re.search(r'^    benchmark:\s*\n\s+benchmarks\(\s*"([^"]+)"', rules[name], re.M)
+        assert record, f"rule {name} has no benchmark: benchmarks(...)"
+        assert re.fullmatch(rf"{name}(\.tsv|/.+\.tsv)", record.group(1)), (name, record.group(1))
+    assert "benchmark:" not in rules["snapshot"]
+
+
 def test_a_quick_scale_rule_does_not_produce_a_paper_scale_file():
     """The default config (results_dir: results) has no rule for a results/paper/ file."""
     target = "results/paper/ridge/runs/paper_text/experiment-1.json"

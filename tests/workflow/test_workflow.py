@@ -22,6 +22,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from krepro.report.snapshot import check_snapshot
+
 pytestmark = pytest.mark.workflow
 
 REPO = Path(__file__).resolve().parents[2]
@@ -465,6 +467,37 @@ def test_tiny_run_console_is_readable(tiny_run):
     labelled = re.findall(r" INFO (ridge_fit\[variant=\w+, experiment=\d\]): done in ", console)
     assert len(set(labelled)) == n_ridge_fits(load_yaml(TINY_CONFIG)), console
     assert re.search(r" INFO ridge_summary: done in ", console), console
+
+
+@pytest.mark.slow
+def test_tiny_run_snapshot_and_html_report(tiny_run, tiny):
+    """`snakemake snapshot` after the run: only the snapshot job runs; snapshots/<scale>/
+    holds the report, verdicts, every table and figure, and provenance.json with the run's
+    provenance, its span, CPU seconds per rule (every rule that ran has a benchmark record)
+    and each file's SHA-256. The HTML report renders the summary jobs' figures and tables."""
+    out = ok(snakemake("snapshot", workdir=tiny_run, config=TINY_CONFIG))
+    assert job_stats(out) == {"snapshot": 1}, out
+    snapshot = tiny_run / "snapshots" / tiny["scale"]
+    assert check_snapshot(snapshot) == {}
+    provenance = json.loads((snapshot / "provenance.json").read_text(encoding="utf-8"))
+    results = tiny_run / "results"
+    published = {
+        f"{path.parent.name}/{path.name}"
+        for pattern in ("tables/*.csv", "tables/*.md", "figures/*.png")
+        for path in results.glob(pattern)
+    }
+    assert set(provenance["files"]) == {"report.md", "verdicts.csv"} | published
+    assert (snapshot / "report.md").read_bytes() == (results / "report.md").read_bytes()
+    run_provenance = json.loads((results / "provenance.json").read_text(encoding="utf-8"))
+    assert {key: provenance[key] for key in run_provenance} == run_provenance
+    ran = set(job_stats(console_file(tiny_run).read_text(encoding="utf-8"))) - {"all"}
+    assert set(provenance["rule_cpu_seconds"]) == ran
+    assert 0 < provenance["wall_seconds"] < TIMEOUT_S
+
+    ok(snakemake("--report", "report.html", workdir=tiny_run, config=TINY_CONFIG))
+    html = (tiny_run / "report.html").read_text(encoding="utf-8")
+    for name in ("oblivious_fig4.png", "coverage_rmse.png", "dcm_table4.csv", "verdicts.csv"):
+        assert name in html, name
 
 
 @pytest.mark.slow
