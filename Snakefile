@@ -1,8 +1,9 @@
 """krepro: reproduce the tables and figures of the kernel-method papers.
 
 Targets: all (default), illustration, students, adult, adult_full, ridge, cme, dcm_synthetic,
-dcm_parkinsons, coverage, rates, projection; `snakemake targets` lists them with what they
-reproduce and their run times. See README.md.
+dcm_parkinsons, coverage, rates, projection, snapshot; `snakemake targets` lists them with
+what they reproduce and their run times. Every output of a run goes under the config's
+results_dir (results/; results/paper/ with config/paper.yaml). See README.md.
 """
 
 from pathlib import Path
@@ -33,10 +34,12 @@ include: "workflow/rules/report.smk"
 
 
 # Run on the submit host, never submitted to a cluster: downloads (compute nodes are often
-# offline), targets, and the small aggregation, figure and report jobs (seconds each).
+# offline), targets, the snapshot, and each experiment's summary job (tables, figures and
+# report section from the run records: seconds each).
 localrules:
     all,
     targets,
+    snapshot,
     fetch_dataset,
     illustration,
     students,
@@ -47,42 +50,21 @@ localrules:
     dcm_synthetic,
     dcm_parkinsons,
     coverage,
-    report,
-    illustration_figure,
-    illustration_report,
-    students_aggregate,
-    students_figure,
-    students_report,
-    adult_aggregate,
-    adult_report,
-    adult_full_aggregate,
-    adult_full_figure,
-    adult_full_report,
-    ridge_aggregate,
-    ridge_figure,
-    ridge_report,
-    cme_figure,
-    cme_report,
-    cme_oblivious_aggregate,
-    cme_oblivious_figure,
-    cme_oblivious_report,
-    dcm_synthetic_aggregate,
-    dcm_fig2_figure,
-    dcm_synthetic_report,
-    dcm_parkinsons_aggregate,
-    dcm_nystrom_figure,
-    dcm_parkinsons_report,
-    coverage_aggregate,
-    coverage_figure,
-    coverage_report,
     rates,
     projection,
-    rates_aggregate,
-    rates_figure,
-    rates_report,
-    projection_aggregate,
-    projection_figure,
-    projection_report,
+    report,
+    illustration_summary,
+    students_summary,
+    adult_summary,
+    adult_full_summary,
+    ridge_summary,
+    cme_summary,
+    cme_oblivious_summary,
+    dcm_synthetic_summary,
+    dcm_parkinsons_summary,
+    coverage_summary,
+    rates_summary,
+    projection_summary,
 
 
 rule all:
@@ -105,13 +87,13 @@ rule all:
         rules.coverage.input,
         rules.rates.input,
         rules.projection.input,
-        "results/report.md",
+        results("report.md"),
 
 
 rule targets:
     """Print the experiments (target rules) with what they reproduce, outputs and run times."""
     log:
-        "logs/targets.log",
+        logs("targets.log"),
     run:
         Path(log[0]).write_text(describe_targets() + "\n", encoding="utf-8")
         print(describe_targets())

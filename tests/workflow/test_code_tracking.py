@@ -95,18 +95,18 @@ def copied_run(tmp_path_factory) -> tuple[Path, Path, dict[str, list[str]]]:
 
 # Jobs that must get "Params have changed" when the module is edited (illustration and ridge
 # targets): records.py is used by every script (run records, atomic writes); kernels.py by
-# the ridge fits and by the ridge aggregate (experiments.ridge imports the estimators);
-# report/compare.py only by the report sections.
+# the ridge fits and by the ridge summary (experiments.ridge imports the estimators);
+# report/compare.py only by the summaries, which write the report sections.
 DIRECT = {
     "records.py": ILLUSTRATION_RULES | RIDGE_RULES,
-    "kernels.py": {"ridge_fit", "ridge_aggregate"},
-    "report/compare.py": {"illustration_report", "ridge_report"},
+    "kernels.py": {"ridge_fit", "ridge_summary"},
+    "report/compare.py": {"illustration_summary", "ridge_summary"},
 }
 # ... and everything downstream of them (the target rules included).
 SCHEDULED = {
     "records.py": DAG_RULES,
     "kernels.py": RIDGE_RULES | {"ridge"},
-    "report/compare.py": {"illustration_report", "ridge_report", "illustration", "ridge"},
+    "report/compare.py": {"illustration_summary", "ridge_summary", "illustration", "ridge"},
 }
 
 

@@ -77,8 +77,8 @@ def test_profile_submits_through_sbatch_retries_and_matches_local(cluster, tmp_p
     fitted = [p for p in slurm_logs if "rule_ridge_fit" in p.parts]
     assert len(fitted) == 8, slurm_logs  # 4 jobs, each failed once and retried
     # The controller starts jobs from the main scheduler ("Allocate JobId=") or the backfill
-    # scheduler ("Started JobId="): two attempts of each of the 4 ridge_fit jobs; aggregation,
-    # figure, report and target are local rules.
+    # scheduler ("Started JobId="): two attempts of each of the 4 ridge_fit jobs; the summary
+    # (tables, figure, report section) and the target are local rules.
     controller_log = (cluster / "log" / "slurmctld.log").read_text()
     started = set(re.findall(r"(?:Allocate|Started) JobId=(\d+)", controller_log))
     assert len(started) == 8, controller_log

@@ -25,6 +25,7 @@ TARGETS = [
     "rates",
     "projection",
     "all",
+    "snapshot",
 ]
 TIME = r"\d+(?:\.\d+)? (?:s|min|h)"
 RUN_TIME = re.compile(rf"Run time on 2 cores: quick ({TIME}), paper ({TIME})\.")

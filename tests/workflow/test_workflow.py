@@ -22,6 +22,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from krepro.report.snapshot import check_snapshot
+
 pytestmark = pytest.mark.workflow
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,50 +35,24 @@ FAULT_INJECTION = Path(__file__).resolve().parent / "fault_injection"
 TIMEOUT_S = 600
 CONDA_LINT = "Specify a conda environment or container for each rule"
 VERDICTS = ("reproduced", "partly reproduced", "inconclusive", "not reproduced")
-ILLUSTRATION_RULES = {"illustration_sample", "illustration_figure", "illustration_report"}
-RIDGE_RULES = {"ridge_fit", "ridge_aggregate", "ridge_figure", "ridge_report"}
-DCM_SYNTHETIC_RULES = {
-    "dcm_synthetic_fit",
-    "dcm_synthetic_aggregate",
-    "dcm_fig2_fit",
-    "dcm_fig2_figure",
-    "dcm_synthetic_report",
-}
-DCM_PARKINSONS_RULES = {
-    "dcm_parkinsons_fit",
-    "dcm_parkinsons_aggregate",
-    "dcm_nystrom_figure",
-    "dcm_parkinsons_report",
-    "fetch_dataset",
-}
-STUDENTS_RULES = {"students_fit", "students_aggregate", "students_figure", "students_report"}
-ADULT_RULES = {"fetch_dataset", "adult_fit", "adult_aggregate", "adult_report"}
+# Each experiment: its computing rules, then one summary job (tables, figures, report section).
+ILLUSTRATION_RULES = {"illustration_sample", "illustration_summary"}
+RIDGE_RULES = {"ridge_fit", "ridge_summary"}
+DCM_SYNTHETIC_RULES = {"dcm_synthetic_fit", "dcm_fig2_fit", "dcm_synthetic_summary"}
+DCM_PARKINSONS_RULES = {"dcm_parkinsons_fit", "dcm_parkinsons_summary", "fetch_dataset"}
+STUDENTS_RULES = {"students_fit", "students_summary"}
+ADULT_RULES = {"fetch_dataset", "adult_fit", "adult_summary"}
 ADULT_FULL_RULES = {
     "fetch_dataset",
     "adult_full_select",
     "adult_full_fit",
     "adult_full_sweep",
-    "adult_full_aggregate",
-    "adult_full_figure",
-    "adult_full_report",
+    "adult_full_summary",
 }
-COVERAGE_RULES = {"coverage_shard", "coverage_aggregate", "coverage_figure", "coverage_report"}
-CME_RULES = {
-    "cme_run",
-    "cme_figure",
-    "cme_report",
-    "cme_oblivious_fit",
-    "cme_oblivious_aggregate",
-    "cme_oblivious_figure",
-    "cme_oblivious_report",
-}
-RATES_RULES = {"rates_run", "rates_aggregate", "rates_figure", "rates_report"}
-PROJECTION_RULES = {
-    "projection_run",
-    "projection_aggregate",
-    "projection_figure",
-    "projection_report",
-}
+COVERAGE_RULES = {"coverage_shard", "coverage_summary"}
+CME_RULES = {"cme_run", "cme_summary", "cme_oblivious_fit", "cme_oblivious_summary"}
+RATES_RULES = {"rates_run", "rates_summary"}
+PROJECTION_RULES = {"projection_run", "projection_summary"}
 OUTPUTS = [
     "results/tables/ridge.csv",
     "results/tables/ridge_best_constant.csv",
@@ -490,7 +466,38 @@ def test_tiny_run_console_is_readable(tiny_run):
     assert "Shell command: None" not in console
     labelled = re.findall(r" INFO (ridge_fit\[variant=\w+, experiment=\d\]): done in ", console)
     assert len(set(labelled)) == n_ridge_fits(load_yaml(TINY_CONFIG)), console
-    assert re.search(r" INFO ridge_aggregate: done in ", console), console
+    assert re.search(r" INFO ridge_summary: done in ", console), console
+
+
+@pytest.mark.slow
+def test_tiny_run_snapshot_and_html_report(tiny_run, tiny):
+    """`snakemake snapshot` after the run: only the snapshot job runs; snapshots/<scale>/
+    holds the report, verdicts, every table and figure, and provenance.json with the run's
+    provenance, its span, CPU seconds per rule (every rule that ran has a benchmark record)
+    and each file's SHA-256. The HTML report renders the summary jobs' figures and tables."""
+    out = ok(snakemake("snapshot", workdir=tiny_run, config=TINY_CONFIG))
+    assert job_stats(out) == {"snapshot": 1}, out
+    snapshot = tiny_run / "snapshots" / tiny["scale"]
+    assert check_snapshot(snapshot) == {}
+    provenance = json.loads((snapshot / "provenance.json").read_text(encoding="utf-8"))
+    results = tiny_run / "results"
+    published = {
+        f"{path.parent.name}/{path.name}"
+        for pattern in ("tables/*.csv", "tables/*.md", "figures/*.png")
+        for path in results.glob(pattern)
+    }
+    assert set(provenance["files"]) == {"report.md", "verdicts.csv"} | published
+    assert (snapshot / "report.md").read_bytes() == (results / "report.md").read_bytes()
+    run_provenance = json.loads((results / "provenance.json").read_text(encoding="utf-8"))
+    assert {key: provenance[key] for key in run_provenance} == run_provenance
+    ran = set(job_stats(console_file(tiny_run).read_text(encoding="utf-8"))) - {"all"}
+    assert set(provenance["rule_cpu_seconds"]) == ran
+    assert 0 < provenance["wall_seconds"] < TIMEOUT_S
+
+    ok(snakemake("--report", "report.html", workdir=tiny_run, config=TINY_CONFIG))
+    html = (tiny_run / "report.html").read_text(encoding="utf-8")
+    for name in ("oblivious_fig4.png", "coverage_rmse.png", "dcm_table4.csv", "verdicts.csv"):
+        assert name in html, name
 
 
 @pytest.mark.slow
@@ -504,7 +511,7 @@ def test_failed_job_shows_its_log_and_a_retry_recovers(tiny_run, tmp_path, monke
     result = snakemake("ridge", workdir=failing, config=TINY_CONFIG)
     out = result.stdout
     assert result.returncode != 0, out
-    log = re.search(r"log: (logs/ridge/fit/\w+/experiment-\d\.log)", out)
+    log = re.search(r"log: (results/logs/ridge/fit/\w+/experiment-\d\.log)", out)
     assert log, out
     assert f"Logfile {log.group(1)}:" in out, out
     assert re.search(r"ERROR ridge_fit\[variant=\w+, experiment=\d\]: job failed", out), out

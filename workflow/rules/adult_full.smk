@@ -26,11 +26,11 @@ rule adult_full_select:
         data="resources/adult/adult.data",
         test="resources/adult/adult.test",
     output:
-        "results/adult_full/selection.json",
+        results("adult_full/selection.json"),
     log:
-        "logs/adult_full/select.log",
+        logs("adult_full/select.log"),
     benchmark:
-        "benchmarks/out/adult_full/select.tsv"
+        benchmarks("adult_full_select.tsv")
     threads: 1
     resources:
         mem_mb=2000,
@@ -49,13 +49,13 @@ rule adult_full_fit:
     input:
         data="resources/adult/adult.data",
         test="resources/adult/adult.test",
-        selection="results/adult_full/selection.json",
+        selection=results("adult_full/selection.json"),
     output:
-        "results/adult_full/runs/{adult_full_method}.json",
+        results("adult_full/runs/{adult_full_method}.json"),
     log:
-        "logs/adult_full/fit/{adult_full_method}.log",
+        logs("adult_full/fit/{adult_full_method}.log"),
     benchmark:
-        "benchmarks/out/adult_full/fit/{adult_full_method}.tsv"
+        benchmarks("adult_full_fit/{adult_full_method}.tsv")
     threads: 1
     resources:
         mem_mb=2000,
@@ -73,11 +73,11 @@ rule adult_full_sweep:
         data="resources/adult/adult.data",
         test="resources/adult/adult.test",
     output:
-        "results/adult_full/sweep.json",
+        results("adult_full/sweep.json"),
     log:
-        "logs/adult_full/sweep.log",
+        logs("adult_full/sweep.log"),
     benchmark:
-        "benchmarks/out/adult_full/sweep.tsv"
+        benchmarks("adult_full_sweep.tsv")
     threads: 1
     resources:
         mem_mb=2000,
@@ -90,81 +90,50 @@ rule adult_full_sweep:
         "../scripts/adult_full_sweep.py"
 
 
-rule adult_full_aggregate:
+# Tables, figure and report section in one job (each well under a second).
+rule adult_full_summary:
     input:
         runs=expand(
-            "results/adult_full/runs/{adult_full_method}.json",
+            results("adult_full/runs/{adult_full_method}.json"),
             adult_full_method=ADULT_FULL["methods"],
         ),
-        sweep="results/adult_full/sweep.json",
+        sweep=results("adult_full/sweep.json"),
+        selection=results("adult_full/selection.json"),
+        reference=PAPER_REFERENCE,
     output:
-        runs="results/adult_full/adult_full.csv",
+        runs=results("adult_full/adult_full.csv"),
         table=report(
-            "results/tables/adult_full.csv",
+            results("tables/adult_full.csv"),
             caption="../report/adult_full_table.rst",
             category="Adult at full scale tables",
         ),
-        markdown="results/tables/adult_full.md",
+        markdown=results("tables/adult_full.md"),
         sweep=report(
-            "results/tables/adult_full_sweep.csv",
+            results("tables/adult_full_sweep.csv"),
             caption="../report/adult_full_sweep.rst",
             category="Adult at full scale tables",
         ),
-    log:
-        "logs/adult_full/aggregate.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        code=script_code("adult_full_aggregate.py"),
-    script:
-        "../scripts/adult_full_aggregate.py"
-
-
-rule adult_full_figure:
-    input:
-        table="results/tables/adult_full.csv",
-        sweep="results/tables/adult_full_sweep.csv",
-    output:
-        report(
-            "results/figures/adult_full.png",
+        figure=report(
+            results("figures/adult_full.png"),
             caption="../report/adult_full.rst",
             category="Fair classification",
         ),
+        json=results("report/adult_full.json"),
+        md=results("report/adult_full.md"),
     log:
-        "logs/adult_full/figure.log",
+        logs("adult_full/summary.log"),
+    benchmark:
+        benchmarks("adult_full_summary.tsv")
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
-        code=script_code("adult_full_figure.py"),
-    script:
-        "../scripts/adult_full_figure.py"
-
-
-rule adult_full_report:
-    input:
-        table="results/tables/adult_full.csv",
-        sweep="results/tables/adult_full_sweep.csv",
-        selection="results/adult_full/selection.json",
-        reference=PAPER_REFERENCE,
-    output:
-        json="results/report/adult_full.json",
-        md="results/report/adult_full.md",
-    log:
-        "logs/adult_full/report.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
         settings=ADULT_FULL,
         scale=config["scale"],
-        code=script_code("adult_full_report.py"),
+        code=script_code("adult_full_summary.py"),
     script:
-        "../scripts/adult_full_report.py"
+        "../scripts/adult_full_summary.py"
 
 
 rule adult_full:
@@ -176,8 +145,8 @@ rule adult_full:
     Run time on 2 cores: quick 30 s, paper 5 min.
     """
     input:
-        "results/tables/adult_full.csv",
-        "results/tables/adult_full.md",
-        "results/tables/adult_full_sweep.csv",
-        "results/figures/adult_full.png",
-        "results/report/adult_full.md",
+        results("tables/adult_full.csv"),
+        results("tables/adult_full.md"),
+        results("tables/adult_full_sweep.csv"),
+        results("figures/adult_full.png"),
+        results("report/adult_full.md"),

@@ -4,19 +4,19 @@
 rule cme_run:
     output:
         table=report(
-            "results/tables/cme.csv",
+            results("tables/cme.csv"),
             caption="../report/cme_table.rst",
             category="Conditional mean embeddings tables",
         ),
-        claims="results/cme/claims.csv",
-        sample="results/cme/sample.csv",
-        query="results/cme/query.csv",
-        curves="results/cme/curves.csv",
-        weights="results/cme/weights.csv",
+        claims=results("cme/claims.csv"),
+        sample=results("cme/sample.csv"),
+        query=results("cme/query.csv"),
+        curves=results("cme/curves.csv"),
+        weights=results("cme/weights.csv"),
     log:
-        "logs/cme/run.log",
+        logs("cme/run.log"),
     benchmark:
-        "benchmarks/out/cme/run.tsv"
+        benchmarks("cme_run.tsv")
     threads: 1
     resources:
         mem_mb=1000,
@@ -29,55 +29,42 @@ rule cme_run:
         "../scripts/cme_run.py"
 
 
-rule cme_figure:
+# The figure and the report section of the CME note in one job (each well under a second).
+rule cme_summary:
     input:
-        table="results/tables/cme.csv",
-        sample="results/cme/sample.csv",
-        query="results/cme/query.csv",
-        curves="results/cme/curves.csv",
-        weights="results/cme/weights.csv",
+        table=results("tables/cme.csv"),
+        claims=results("cme/claims.csv"),
+        sample=results("cme/sample.csv"),
+        query=results("cme/query.csv"),
+        curves=results("cme/curves.csv"),
+        weights=results("cme/weights.csv"),
+        reference=PAPER_REFERENCE,
     output:
-        report(
-            "results/figures/cme.png",
+        figure=report(
+            results("figures/cme.png"),
             caption="../report/cme.rst",
             category="Conditional mean embeddings",
         ),
+        json=results("report/cme.json"),
+        md=results("report/cme.md"),
     log:
-        "logs/cme/figure.log",
+        logs("cme/summary.log"),
+    benchmark:
+        benchmarks("cme_summary.tsv")
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
-        code=script_code("cme_figure.py"),
-    script:
-        "../scripts/cme_figure.py"
-
-
-rule cme_report:
-    input:
-        table="results/tables/cme.csv",
-        claims="results/cme/claims.csv",
-        reference=PAPER_REFERENCE,
-    output:
-        json="results/report/cme.json",
-        md="results/report/cme.md",
-    log:
-        "logs/cme/report.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
         scale=config["scale"],
-        code=script_code("cme_report.py"),
+        code=script_code("cme_summary.py"),
     script:
-        "../scripts/cme_report.py"
+        "../scripts/cme_summary.py"
 
 
 CME_OBLIVIOUS = config["cme_oblivious"]
 CME_OBLIVIOUS_RUNS = expand(
-    "results/cme_oblivious/runs/d-{dim}/experiment-{experiment}.json",
+    results("cme_oblivious/runs/d-{dim}/experiment-{experiment}.json"),
     dim=CME_OBLIVIOUS["sensitive_dims"],
     experiment=CME_OBLIVIOUS["experiments"],
 )
@@ -85,11 +72,11 @@ CME_OBLIVIOUS_RUNS = expand(
 
 rule cme_oblivious_fit:
     output:
-        "results/cme_oblivious/runs/d-{dim}/experiment-{experiment}.json",
+        results("cme_oblivious/runs/d-{dim}/experiment-{experiment}.json"),
     log:
-        "logs/cme_oblivious/fit/d-{dim}/experiment-{experiment}.log",
+        logs("cme_oblivious/fit/d-{dim}/experiment-{experiment}.log"),
     benchmark:
-        "benchmarks/out/cme_oblivious/fit/d-{dim}/experiment-{experiment}.tsv"
+        benchmarks("cme_oblivious_fit/d-{dim}/experiment-{experiment}.tsv")
     threads: 1
     resources:
         mem_mb=800,
@@ -102,68 +89,38 @@ rule cme_oblivious_fit:
         "../scripts/cme_oblivious_fit.py"
 
 
-rule cme_oblivious_aggregate:
+# Aggregate table, figure and report section in one job (each well under a second).
+rule cme_oblivious_summary:
     input:
-        CME_OBLIVIOUS_RUNS,
+        runs=CME_OBLIVIOUS_RUNS,
+        reference=PAPER_REFERENCE,
     output:
-        runs="results/cme_oblivious/cme_oblivious.csv",
+        runs=results("cme_oblivious/cme_oblivious.csv"),
         table=report(
-            "results/tables/cme_oblivious.csv",
+            results("tables/cme_oblivious.csv"),
             caption="../report/cme_oblivious_table.rst",
             category="Conditional mean embeddings tables",
         ),
-    log:
-        "logs/cme_oblivious/aggregate.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        code=script_code("cme_oblivious_aggregate.py"),
-    script:
-        "../scripts/cme_oblivious_aggregate.py"
-
-
-rule cme_oblivious_figure:
-    input:
-        "results/tables/cme_oblivious.csv",
-    output:
-        report(
-            "results/figures/cme_oblivious.png",
+        figure=report(
+            results("figures/cme_oblivious.png"),
             caption="../report/cme_oblivious.rst",
             category="Conditional mean embeddings",
         ),
+        json=results("report/cme_oblivious.json"),
+        md=results("report/cme_oblivious.md"),
     log:
-        "logs/cme_oblivious/figure.log",
+        logs("cme_oblivious/summary.log"),
+    benchmark:
+        benchmarks("cme_oblivious_summary.tsv")
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
-        code=script_code("cme_oblivious_figure.py"),
-    script:
-        "../scripts/cme_oblivious_figure.py"
-
-
-rule cme_oblivious_report:
-    input:
-        table="results/tables/cme_oblivious.csv",
-        runs="results/cme_oblivious/cme_oblivious.csv",
-        reference=PAPER_REFERENCE,
-    output:
-        json="results/report/cme_oblivious.json",
-        md="results/report/cme_oblivious.md",
-    log:
-        "logs/cme_oblivious/report.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
         scale=config["scale"],
-        code=script_code("cme_oblivious_report.py"),
+        code=script_code("cme_oblivious_summary.py"),
     script:
-        "../scripts/cme_oblivious_report.py"
+        "../scripts/cme_oblivious_summary.py"
 
 
 rule cme:
@@ -175,11 +132,11 @@ rule cme:
     Run time on 2 cores: quick 20 s, paper 1 min.
     """
     input:
-        "results/tables/cme.csv",
-        "results/figures/cme.png",
-        "results/report/cme.md",
-        "results/report/cme.json",
-        "results/tables/cme_oblivious.csv",
-        "results/figures/cme_oblivious.png",
-        "results/report/cme_oblivious.md",
-        "results/report/cme_oblivious.json",
+        results("tables/cme.csv"),
+        results("figures/cme.png"),
+        results("report/cme.md"),
+        results("report/cme.json"),
+        results("tables/cme_oblivious.csv"),
+        results("figures/cme_oblivious.png"),
+        results("report/cme_oblivious.md"),
+        results("report/cme_oblivious.json"),

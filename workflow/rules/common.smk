@@ -20,6 +20,32 @@ check_config(config)
 # --directory elsewhere still compares against them.
 PAPER_REFERENCE = str(Path(workflow.basedir) / "config" / "paper_reference.yaml")
 
+# Every output of a run lies under results_dir (config: `results` for the quick scale,
+# `results/paper` for the papers'), with the run's logs and benchmark records, so that the
+# scales coexist and each keeps its cache (Snakemake's metadata is keyed by path). Only the
+# downloads under resources/ are shared.
+RESULTS = config["results_dir"]
+BENCHMARKS = f"{RESULTS}/benchmarks"
+
+
+def results(path):
+    """``<results_dir>/<path>``: a result of this run (a pattern: wildcards pass through)."""
+    return f"{RESULTS}/{path}"
+
+
+def logs(path):
+    """``<results_dir>/logs/<path>``: a job's log."""
+    return f"{RESULTS}/logs/{path}"
+
+
+def benchmarks(path):
+    """``<results_dir>/benchmarks/<path>``: a job's Snakemake benchmark record.
+
+    ``path`` starts with the rule's name (``<rule>.tsv`` or ``<rule>/<wildcards>.tsv``): the
+    snapshot sums CPU seconds per rule from it (krepro.report.snapshot).
+    """
+    return f"{BENCHMARKS}/{path}"
+
 
 def dcm_repetitions(settings, **reading):
     """The primary reading runs n_repetitions, every other reading reading_repetitions."""
@@ -69,7 +95,32 @@ TARGETS = [
     "rates",
     "projection",
     "all",
+    "snapshot",
 ]
+
+
+def snapshot_inputs(wildcards):
+    """The files the snapshot publishes: the report, and every table and figure of the run.
+
+    The tables (``tables/*.csv``, ``tables/*.md``) and figures (``figures/*.png``) are found
+    among the outputs of the workflow's rules, so that a new table cannot be left out.
+    """
+    found = {"tables": set(), "figures": set()}
+    kinds = {"tables": (".csv", ".md"), "figures": (".png",)}
+    for each in workflow.rules:
+        for path in map(str, each.output):
+            for kind, suffixes in kinds.items():
+                wanted = path.startswith(results(f"{kind}/")) and path.endswith(
+                    suffixes
+                )
+                if wanted and "{" not in path:
+                    found[kind].add(path)
+    return {
+        "report": results("report.md"),
+        "verdicts": results("verdicts.csv"),
+        "provenance": results("provenance.json"),
+        **{kind: sorted(paths) for kind, paths in found.items()},
+    }
 
 
 def describe_targets():

@@ -10,8 +10,10 @@ COVERAGE_SECONDS_PER_REP = 9 * COVERAGE["n_samples"] / 65536
 # Shards: blocks of shard_size repetitions per penalty variant, named by their first and
 # last repetition; a larger run keeps the shards it already has (except a partial last one).
 COVERAGE_SHARDS = [
-    f"results/coverage/shards/{variant}/reps-{first:05d}-"
-    f"{min(first + COVERAGE['shard_size'], spec['n_repetitions']) - 1:05d}.npz"
+    results(
+        f"coverage/shards/{variant}/reps-{first:05d}-"
+        f"{min(first + COVERAGE['shard_size'], spec['n_repetitions']) - 1:05d}.npz"
+    )
     for variant, spec in COVERAGE["variants"].items()
     for first in range(0, spec["n_repetitions"], COVERAGE["shard_size"])
 ]
@@ -34,11 +36,11 @@ COVERAGE_SHARD_SECTION = {
 
 rule coverage_shard:
     output:
-        "results/coverage/shards/{variant}/reps-{first}-{last}.npz",
+        results("coverage/shards/{variant}/reps-{first}-{last}.npz"),
     log:
-        "logs/coverage/shards/{variant}/reps-{first}-{last}.log",
+        logs("coverage/shards/{variant}/reps-{first}-{last}.log"),
     benchmark:
-        "benchmarks/out/coverage/shards/{variant}/reps-{first}-{last}.tsv"
+        benchmarks("coverage_shard/{variant}/reps-{first}-{last}.tsv")
     wildcard_constraints:
         first=r"\d{5}",
         last=r"\d{5}",
@@ -59,23 +61,45 @@ rule coverage_shard:
         "../scripts/coverage_shard.py"
 
 
-rule coverage_aggregate:
+# Table 1, the figures and the report section in one job (seconds in all; the shards hold
+# the computation).
+rule coverage_summary:
     input:
-        COVERAGE_SHARDS,
+        shards=COVERAGE_SHARDS,
+        reference=PAPER_REFERENCE,
     output:
-        runs="results/coverage/repetitions.csv",
+        runs=results("coverage/repetitions.csv"),
         table=report(
-            "results/tables/coverage_table1.csv",
+            results("tables/coverage_table1.csv"),
             caption="../report/coverage_table1.rst",
             category="Distributed regression tables",
         ),
         markdown=report(
-            "results/tables/coverage_table1.md",
+            results("tables/coverage_table1.md"),
             caption="../report/coverage_table1_md.rst",
             category="Distributed regression tables",
         ),
+        coverage=report(
+            results("figures/coverage_fig1.png"),
+            caption="../report/coverage_fig1.rst",
+            category="Distributed regression",
+        ),
+        lines=report(
+            results("figures/coverage_fig1_lines.png"),
+            caption="../report/coverage_fig1_lines.rst",
+            category="Distributed regression",
+        ),
+        rmse=report(
+            results("figures/coverage_rmse.png"),
+            caption="../report/coverage_rmse.rst",
+            category="Distributed regression",
+        ),
+        json=results("report/coverage.json"),
+        md=results("report/coverage.md"),
     log:
-        "logs/coverage/aggregate.log",
+        logs("coverage/summary.log"),
+    benchmark:
+        benchmarks("coverage_summary.tsv")
     threads: 1
     resources:
         mem_mb=2000,
@@ -83,60 +107,6 @@ rule coverage_aggregate:
     params:
         confidence_level=COVERAGE["confidence_level"],
         subsets=COVERAGE["subsets"],
-        primary_variant=COVERAGE["primary_variant"],
-        code=script_code("coverage_aggregate.py"),
-    script:
-        "../scripts/coverage_aggregate.py"
-
-
-rule coverage_figure:
-    input:
-        "results/tables/coverage_table1.csv",
-    output:
-        coverage=report(
-            "results/figures/coverage_fig1.png",
-            caption="../report/coverage_fig1.rst",
-            category="Distributed regression",
-        ),
-        lines=report(
-            "results/figures/coverage_fig1_lines.png",
-            caption="../report/coverage_fig1_lines.rst",
-            category="Distributed regression",
-        ),
-        rmse=report(
-            "results/figures/coverage_rmse.png",
-            caption="../report/coverage_rmse.rst",
-            category="Distributed regression",
-        ),
-    log:
-        "logs/coverage/figure.log",
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    params:
-        primary_variant=COVERAGE["primary_variant"],
-        nominal=COVERAGE["confidence_level"],
-        code=script_code("coverage_figure.py"),
-    script:
-        "../scripts/coverage_figure.py"
-
-
-rule coverage_report:
-    input:
-        table="results/tables/coverage_table1.csv",
-        runs="results/coverage/repetitions.csv",
-        reference=PAPER_REFERENCE,
-    output:
-        json="results/report/coverage.json",
-        md="results/report/coverage.md",
-    log:
-        "logs/coverage/report.log",
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=5,
-    params:
         primary_variant=COVERAGE["primary_variant"],
         scale=config["scale"],
         settings={
@@ -150,9 +120,9 @@ rule coverage_report:
             "confidence_level": COVERAGE["confidence_level"],
             "nu": COVERAGE["kernel"]["nu"],
         },
-        code=script_code("coverage_report.py"),
+        code=script_code("coverage_summary.py"),
     script:
-        "../scripts/coverage_report.py"
+        "../scripts/coverage_summary.py"
 
 
 rule coverage:
@@ -164,10 +134,10 @@ rule coverage:
     Run time on 2 cores: quick 1 min, paper 1 h.
     """
     input:
-        "results/tables/coverage_table1.csv",
-        "results/tables/coverage_table1.md",
-        "results/figures/coverage_fig1.png",
-        "results/figures/coverage_fig1_lines.png",
-        "results/figures/coverage_rmse.png",
-        "results/report/coverage.md",
-        "results/report/coverage.json",
+        results("tables/coverage_table1.csv"),
+        results("tables/coverage_table1.md"),
+        results("figures/coverage_fig1.png"),
+        results("figures/coverage_fig1_lines.png"),
+        results("figures/coverage_rmse.png"),
+        results("report/coverage.md"),
+        results("report/coverage.json"),

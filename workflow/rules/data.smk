@@ -1,11 +1,17 @@
-"""Downloads: UCI files, checksummed and written atomically (KREPRO_DATA_MIRROR for offline)."""
+"""Downloads: UCI files, checksummed and written atomically (KREPRO_DATA_MIRROR for offline).
+
+The files under resources/ are shared by every results_dir; the log and benchmark record of a
+download go to the run that made it.
+"""
 
 
 rule fetch_dataset:
     output:
         "resources/{dataset}/{filename}",
     log:
-        "logs/fetch/{dataset}/{filename}.log",
+        logs("fetch/{dataset}/{filename}.log"),
+    benchmark:
+        benchmarks("fetch_dataset/{dataset}/{filename}.tsv")
     threads: 1
     resources:
         mem_mb=200,

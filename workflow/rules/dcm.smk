@@ -6,7 +6,7 @@ DCM_PARK = config["dcm_parkinsons"]
 # dimension reduction depend on (centring, b_scale) / centring: one job per such reading;
 # classifiers and SVR kernels are fitted inside the job on the same projections.
 DCM_SYN_RUNS = expand(
-    "results/dcm_synthetic/runs/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.json",
+    results("dcm_synthetic/runs/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.json"),
     centring=DCM_SYN["centring"],
     b_scale=DCM_SYN["b_scale"],
     eta=DCM_SYN["etas"],
@@ -24,7 +24,7 @@ DCM_SYN_READING_KEYS = (
 
 
 DCM_PARK_RUNS = [
-    f"results/dcm_parkinsons/runs/{centring}/rep-{rep}.json"
+    results(f"dcm_parkinsons/runs/{centring}/rep-{rep}.json")
     for centring in DCM_PARK["centring"]
     for rep in range(dcm_repetitions(DCM_PARK, centring=centring))
 ]
@@ -32,11 +32,15 @@ DCM_PARK_RUNS = [
 
 rule dcm_synthetic_fit:
     output:
-        "results/dcm_synthetic/runs/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.json",
+        results(
+            "dcm_synthetic/runs/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.json"
+        ),
     log:
-        "logs/dcm_synthetic/fit/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.log",
+        logs("dcm_synthetic/fit/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.log"),
     benchmark:
-        "benchmarks/out/dcm_synthetic/fit/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.tsv"
+        benchmarks(
+            "dcm_synthetic_fit/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.tsv"
+        )
     wildcard_constraints:
         centring="centred|uncentred",
         b_scale="gaussian|unit",
@@ -57,36 +61,13 @@ rule dcm_synthetic_fit:
         "../scripts/dcm_synthetic_fit.py"
 
 
-rule dcm_synthetic_aggregate:
-    input:
-        DCM_SYN_RUNS,
-    output:
-        runs="results/dcm_synthetic/dcm_synthetic.csv",
-        table=report(
-            "results/tables/dcm_table3.csv",
-            caption="../report/dcm_table3.rst",
-            category="DCM tables",
-        ),
-        markdown="results/tables/dcm_table3.md",
-    log:
-        "logs/dcm_synthetic/aggregate.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        code=script_code("dcm_synthetic_aggregate.py"),
-    script:
-        "../scripts/dcm_synthetic_aggregate.py"
-
-
 rule dcm_fig2_fit:
     output:
-        "results/dcm_synthetic/fig2_projections.csv",
+        results("dcm_synthetic/fig2_projections.csv"),
     log:
-        "logs/dcm_synthetic/fig2_fit.log",
+        logs("dcm_synthetic/fig2_fit.log"),
     benchmark:
-        "benchmarks/out/dcm_synthetic/fig2_fit.tsv"
+        benchmarks("dcm_fig2_fit.tsv")
     threads: 1
     resources:
         mem_mb=2000,
@@ -105,47 +86,41 @@ rule dcm_fig2_fit:
         "../scripts/dcm_fig2_fit.py"
 
 
-rule dcm_fig2_figure:
+# Table 3, Fig. 2 and the report section in one job (each well under a second).
+rule dcm_synthetic_summary:
     input:
-        "results/dcm_synthetic/fig2_projections.csv",
+        runs=DCM_SYN_RUNS,
+        projections=results("dcm_synthetic/fig2_projections.csv"),
+        reference=PAPER_REFERENCE,
     output:
-        report(
-            "results/figures/dcm_fig2.png",
+        runs=results("dcm_synthetic/dcm_synthetic.csv"),
+        table=report(
+            results("tables/dcm_table3.csv"),
+            caption="../report/dcm_table3.rst",
+            category="DCM tables",
+        ),
+        markdown=results("tables/dcm_table3.md"),
+        figure=report(
+            results("figures/dcm_fig2.png"),
             caption="../report/dcm_fig2.rst",
             category="Domain generalisation (DCM)",
         ),
+        json=results("report/dcm_synthetic.json"),
+        md=results("report/dcm_synthetic.md"),
     log:
-        "logs/dcm_synthetic/fig2_figure.log",
+        logs("dcm_synthetic/summary.log"),
+    benchmark:
+        benchmarks("dcm_synthetic_summary.tsv")
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
-        code=script_code("dcm_fig2_figure.py"),
-    script:
-        "../scripts/dcm_fig2_figure.py"
-
-
-rule dcm_synthetic_report:
-    input:
-        runs="results/dcm_synthetic/dcm_synthetic.csv",
-        table="results/tables/dcm_table3.csv",
-        reference=PAPER_REFERENCE,
-    output:
-        json="results/report/dcm_synthetic.json",
-        md="results/report/dcm_synthetic.md",
-    log:
-        "logs/dcm_synthetic/report.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
         scale=config["scale"],
         primary=DCM_SYN["primary"],
-        code=script_code("dcm_synthetic_report.py"),
+        code=script_code("dcm_synthetic_summary.py"),
     script:
-        "../scripts/dcm_synthetic_report.py"
+        "../scripts/dcm_synthetic_summary.py"
 
 
 rule dcm_synthetic:
@@ -157,22 +132,22 @@ rule dcm_synthetic:
     Run time on 2 cores: quick 1 min, paper 2 min.
     """
     input:
-        "results/tables/dcm_table3.csv",
-        "results/tables/dcm_table3.md",
-        "results/figures/dcm_fig2.png",
-        "results/report/dcm_synthetic.md",
-        "results/report/dcm_synthetic.json",
+        results("tables/dcm_table3.csv"),
+        results("tables/dcm_table3.md"),
+        results("figures/dcm_fig2.png"),
+        results("report/dcm_synthetic.md"),
+        results("report/dcm_synthetic.json"),
 
 
 rule dcm_parkinsons_fit:
     input:
         data="resources/parkinsons/parkinsons_updrs.data",
     output:
-        "results/dcm_parkinsons/runs/{centring}/rep-{rep}.json",
+        results("dcm_parkinsons/runs/{centring}/rep-{rep}.json"),
     log:
-        "logs/dcm_parkinsons/fit/{centring}/rep-{rep}.log",
+        logs("dcm_parkinsons/fit/{centring}/rep-{rep}.log"),
     benchmark:
-        "benchmarks/out/dcm_parkinsons/fit/{centring}/rep-{rep}.tsv"
+        benchmarks("dcm_parkinsons_fit/{centring}/rep-{rep}.tsv")
     wildcard_constraints:
         centring="centred|uncentred",
         rep=r"\d+",
@@ -193,77 +168,46 @@ rule dcm_parkinsons_fit:
         "../scripts/dcm_parkinsons_fit.py"
 
 
-rule dcm_parkinsons_aggregate:
+# Table 4, the landmark sweep, its figure and the report section in one job (each well
+# under a second).
+rule dcm_parkinsons_summary:
     input:
-        DCM_PARK_RUNS,
+        runs=DCM_PARK_RUNS,
+        reference=PAPER_REFERENCE,
     output:
-        runs="results/dcm_parkinsons/dcm_parkinsons.csv",
+        runs=results("dcm_parkinsons/dcm_parkinsons.csv"),
         table=report(
-            "results/tables/dcm_table4.csv",
+            results("tables/dcm_table4.csv"),
             caption="../report/dcm_table4.rst",
             category="DCM tables",
         ),
-        markdown="results/tables/dcm_table4.md",
+        markdown=results("tables/dcm_table4.md"),
         sweep=report(
-            "results/tables/dcm_nystrom.csv",
+            results("tables/dcm_nystrom.csv"),
             caption="../report/dcm_nystrom_table.rst",
             category="DCM tables",
         ),
-    log:
-        "logs/dcm_parkinsons/aggregate.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        code=script_code("dcm_parkinsons_aggregate.py"),
-    script:
-        "../scripts/dcm_parkinsons_aggregate.py"
-
-
-rule dcm_nystrom_figure:
-    input:
-        sweep="results/tables/dcm_nystrom.csv",
-        table="results/tables/dcm_table4.csv",
-    output:
-        report(
-            "results/figures/dcm_nystrom.png",
+        figure=report(
+            results("figures/dcm_nystrom.png"),
             caption="../report/dcm_nystrom.rst",
             category="Domain generalisation (DCM)",
         ),
+        json=results("report/dcm_parkinsons.json"),
+        md=results("report/dcm_parkinsons.md"),
     log:
-        "logs/dcm_parkinsons/nystrom_figure.log",
+        logs("dcm_parkinsons/summary.log"),
+    benchmark:
+        benchmarks("dcm_parkinsons_summary.tsv")
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
-        code=script_code("dcm_nystrom_figure.py"),
-    script:
-        "../scripts/dcm_nystrom_figure.py"
-
-
-rule dcm_parkinsons_report:
-    input:
-        runs="results/dcm_parkinsons/dcm_parkinsons.csv",
-        table="results/tables/dcm_table4.csv",
-        sweep="results/tables/dcm_nystrom.csv",
-        reference=PAPER_REFERENCE,
-    output:
-        json="results/report/dcm_parkinsons.json",
-        md="results/report/dcm_parkinsons.md",
-    log:
-        "logs/dcm_parkinsons/report.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
         scale=config["scale"],
         primary=DCM_PARK["primary"],
-        code=script_code("dcm_parkinsons_report.py"),
+        code=script_code("dcm_parkinsons_summary.py"),
     script:
-        "../scripts/dcm_parkinsons_report.py"
+        "../scripts/dcm_parkinsons_summary.py"
 
 
 rule dcm_parkinsons:
@@ -275,8 +219,8 @@ rule dcm_parkinsons:
     Run time on 2 cores: quick 1 min, paper 8 min.
     """
     input:
-        "results/tables/dcm_table4.csv",
-        "results/tables/dcm_table4.md",
-        "results/figures/dcm_nystrom.png",
-        "results/report/dcm_parkinsons.md",
-        "results/report/dcm_parkinsons.json",
+        results("tables/dcm_table4.csv"),
+        results("tables/dcm_table4.md"),
+        results("figures/dcm_nystrom.png"),
+        results("report/dcm_parkinsons.md"),
+        results("report/dcm_parkinsons.json"),

@@ -7,7 +7,7 @@ STUDENTS = config["students"]
 ADULT = config["adult"]
 # One job per reading (generator variant × C-selection rule) listed in the config.
 STUDENTS_RUNS = [
-    f"results/students/runs/{variant}/{c_selection}.json"
+    results(f"students/runs/{variant}/{c_selection}.json")
     for c_selection, spec in STUDENTS["c_selections"].items()
     for variant in spec["variants"]
 ]
@@ -23,7 +23,7 @@ STUDENTS_READINGS = [STUDENTS_PRIMARY] + [
 # One job per (protocol, grid): all methods in one process (FERM dominates; the others take
 # seconds), so interpreter start-up and parsing Adult do not dominate the quick config.
 ADULT_RUNS = expand(
-    "results/adult/runs/{adult_protocol}/{adult_grid}.json",
+    results("adult/runs/{adult_protocol}/{adult_grid}.json"),
     adult_protocol=list(ADULT["protocols"]),
     adult_grid=ADULT["run_grids"],
 )
@@ -38,11 +38,11 @@ wildcard_constraints:
 
 rule students_fit:
     output:
-        "results/students/runs/{students_variant}/{students_c_selection}.json",
+        results("students/runs/{students_variant}/{students_c_selection}.json"),
     log:
-        "logs/students/fit/{students_variant}/{students_c_selection}.log",
+        logs("students/fit/{students_variant}/{students_c_selection}.log"),
     benchmark:
-        "benchmarks/out/students/fit/{students_variant}/{students_c_selection}.tsv"
+        benchmarks("students_fit/{students_variant}/{students_c_selection}.tsv")
     threads: 1
     resources:
         mem_mb=1000,
@@ -60,72 +60,41 @@ rule students_fit:
         "../scripts/students_fit.py"
 
 
-rule students_aggregate:
+# Aggregate table, Fig. 3 and the report section in one job (each well under a second).
+rule students_summary:
     input:
-        STUDENTS_RUNS,
+        runs=STUDENTS_RUNS,
+        reference=PAPER_REFERENCE,
     output:
-        runs="results/students/students.csv",
+        runs=results("students/students.csv"),
         table=report(
-            "results/tables/students.csv",
+            results("tables/students.csv"),
             caption="../report/students_table.rst",
             category="Fair classification tables",
         ),
-    log:
-        "logs/students/aggregate.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        code=script_code("students_aggregate.py"),
-    script:
-        "../scripts/students_aggregate.py"
-
-
-rule students_figure:
-    input:
-        runs="results/students/students.csv",
-        table="results/tables/students.csv",
-    output:
-        report(
-            "results/figures/oblivious_fig3.png",
+        figure=report(
+            results("figures/oblivious_fig3.png"),
             caption="../report/students_fig3.rst",
             category="Fair classification",
         ),
+        json=results("report/students.json"),
+        md=results("report/students.md"),
     log:
-        "logs/students/figure.log",
+        logs("students/summary.log"),
+    benchmark:
+        benchmarks("students_summary.tsv")
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
         readings=STUDENTS_READINGS,
-        code=script_code("students_figure.py"),
-    script:
-        "../scripts/students_figure.py"
-
-
-rule students_report:
-    input:
-        runs="results/students/students.csv",
-        table="results/tables/students.csv",
-        reference=PAPER_REFERENCE,
-    output:
-        json="results/report/students.json",
-        md="results/report/students.md",
-    log:
-        "logs/students/report.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
         primary_reading=STUDENTS_PRIMARY,
         c_selections=STUDENTS["c_selections"],
         scale=config["scale"],
-        code=script_code("students_report.py"),
+        code=script_code("students_summary.py"),
     script:
-        "../scripts/students_report.py"
+        "../scripts/students_summary.py"
 
 
 rule students:
@@ -137,10 +106,10 @@ rule students:
     Run time on 2 cores: quick 10 s, paper 20 s.
     """
     input:
-        "results/tables/students.csv",
-        "results/figures/oblivious_fig3.png",
-        "results/report/students.md",
-        "results/report/students.json",
+        results("tables/students.csv"),
+        results("figures/oblivious_fig3.png"),
+        results("report/students.md"),
+        results("report/students.json"),
 
 
 rule adult_fit:
@@ -148,11 +117,11 @@ rule adult_fit:
         data="resources/adult/adult.data",
         test="resources/adult/adult.test",
     output:
-        "results/adult/runs/{adult_protocol}/{adult_grid}.json",
+        results("adult/runs/{adult_protocol}/{adult_grid}.json"),
     log:
-        "logs/adult/fit/{adult_protocol}/{adult_grid}.log",
+        logs("adult/fit/{adult_protocol}/{adult_grid}.log"),
     benchmark:
-        "benchmarks/out/adult/fit/{adult_protocol}/{adult_grid}.tsv"
+        benchmarks("adult_fit/{adult_protocol}/{adult_grid}.tsv")
     threads: 1
     resources:
         mem_mb=2000,
@@ -168,39 +137,26 @@ rule adult_fit:
         "../scripts/adult_fit.py"
 
 
-rule adult_aggregate:
+# Table 1 (.csv, .md, .tex) and the report section in one job (each well under a second).
+rule adult_summary:
     input:
-        ADULT_RUNS,
+        runs=ADULT_RUNS,
+        reference=PAPER_REFERENCE,
     output:
-        runs="results/adult/adult.csv",
+        runs=results("adult/adult.csv"),
         table=report(
-            "results/tables/adult_table1.csv",
+            results("tables/adult_table1.csv"),
             caption="../report/adult_table1.rst",
             category="Fair classification tables",
         ),
-        markdown="results/tables/adult_table1.md",
-        latex="results/tables/adult_table1.tex",
+        markdown=results("tables/adult_table1.md"),
+        latex=results("tables/adult_table1.tex"),
+        json=results("report/adult.json"),
+        md=results("report/adult.md"),
     log:
-        "logs/adult/aggregate.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        code=script_code("adult_aggregate.py"),
-    script:
-        "../scripts/adult_aggregate.py"
-
-
-rule adult_report:
-    input:
-        table="results/tables/adult_table1.csv",
-        reference=PAPER_REFERENCE,
-    output:
-        json="results/report/adult.json",
-        md="results/report/adult.md",
-    log:
-        "logs/adult/report.log",
+        logs("adult/summary.log"),
+    benchmark:
+        benchmarks("adult_summary.tsv")
     threads: 1
     resources:
         mem_mb=500,
@@ -209,9 +165,9 @@ rule adult_report:
         primary_protocol=ADULT["primary_protocol"],
         primary_grid=ADULT["primary_grid"],
         scale=config["scale"],
-        code=script_code("adult_report.py"),
+        code=script_code("adult_summary.py"),
     script:
-        "../scripts/adult_report.py"
+        "../scripts/adult_summary.py"
 
 
 rule adult:
@@ -222,8 +178,8 @@ rule adult:
     Run time on 2 cores: quick 40 s, paper 11 min.
     """
     input:
-        "results/tables/adult_table1.csv",
-        "results/tables/adult_table1.md",
-        "results/tables/adult_table1.tex",
-        "results/report/adult.md",
-        "results/report/adult.json",
+        results("tables/adult_table1.csv"),
+        results("tables/adult_table1.md"),
+        results("tables/adult_table1.tex"),
+        results("report/adult.md"),
+        results("report/adult.json"),

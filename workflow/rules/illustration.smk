@@ -3,10 +3,12 @@
 
 rule illustration_sample:
     output:
-        points="results/illustration/points.csv",
-        summary="results/tables/illustration.csv",
+        points=results("illustration/points.csv"),
+        summary=results("tables/illustration.csv"),
     log:
-        "logs/illustration/sample.log",
+        logs("illustration/sample.log"),
+    benchmark:
+        benchmarks("illustration_sample.tsv")
     threads: 1
     resources:
         mem_mb=500,
@@ -19,45 +21,33 @@ rule illustration_sample:
         "../scripts/illustration_sample.py"
 
 
-rule illustration_figure:
+# Fig. 2 and the report section in one job (each well under a second).
+rule illustration_summary:
     input:
-        "results/illustration/points.csv",
+        points=results("illustration/points.csv"),
+        summary=results("tables/illustration.csv"),
+        reference=PAPER_REFERENCE,
     output:
-        report(
-            "results/figures/oblivious_fig2.png",
+        figure=report(
+            results("figures/oblivious_fig2.png"),
             caption="../report/oblivious_fig2.rst",
             category="Oblivious features",
         ),
+        json=results("report/illustration.json"),
+        md=results("report/illustration.md"),
     log:
-        "logs/illustration/figure.log",
+        logs("illustration/summary.log"),
+    benchmark:
+        benchmarks("illustration_summary.tsv")
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
-        code=script_code("illustration_figure.py"),
-    script:
-        "../scripts/illustration_figure.py"
-
-
-rule illustration_report:
-    input:
-        summary="results/tables/illustration.csv",
-        reference=PAPER_REFERENCE,
-    output:
-        json="results/report/illustration.json",
-        md="results/report/illustration.md",
-    log:
-        "logs/illustration/report.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
         scale=config["scale"],
-        code=script_code("illustration_report.py"),
+        code=script_code("illustration_summary.py"),
     script:
-        "../scripts/illustration_report.py"
+        "../scripts/illustration_summary.py"
 
 
 rule illustration:
@@ -68,6 +58,6 @@ rule illustration:
     Run time on 2 cores: quick 4 s, paper 4 s.
     """
     input:
-        "results/figures/oblivious_fig2.png",
-        "results/tables/illustration.csv",
-        "results/report/illustration.md",
+        results("figures/oblivious_fig2.png"),
+        results("tables/illustration.csv"),
+        results("report/illustration.md"),

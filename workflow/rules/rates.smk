@@ -11,11 +11,11 @@ PROJECTION = config["projection"]
 
 rule rates_run:
     output:
-        "results/rates/runs/{setting}.json",
+        results("rates/runs/{setting}.json"),
     log:
-        "logs/rates/run/{setting}.log",
+        logs("rates/run/{setting}.log"),
     benchmark:
-        "benchmarks/out/rates/run/{setting}.tsv"
+        benchmarks("rates_run/{setting}.tsv")
     wildcard_constraints:
         setting=r"finite_k\d+|continuous_d\d+",
     threads: 1
@@ -30,74 +30,41 @@ rule rates_run:
         "../scripts/rates_run.py"
 
 
-rule rates_aggregate:
+# Tables, figure and report section in one job (each well under a second).
+rule rates_summary:
     input:
-        expand("results/rates/runs/{setting}.json", setting=RATES_SETTINGS),
+        runs=expand(results("rates/runs/{setting}.json"), setting=RATES_SETTINGS),
+        reference=PAPER_REFERENCE,
     output:
-        runs="results/rates/rates.csv",
-        errors="results/rates/errors.csv",
+        runs=results("rates/rates.csv"),
+        errors=results("rates/errors.csv"),
         table=report(
-            "results/tables/oblivious_rates.csv",
+            results("tables/oblivious_rates.csv"),
             caption="../report/oblivious_rates_table.rst",
             category="Oblivious features tables",
         ),
-    log:
-        "logs/rates/aggregate.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        seed=config["seed"],
-        n_bootstrap=RATES["n_bootstrap"],
-        confidence=RATES["confidence"],
-        code=script_code("rates_aggregate.py"),
-    script:
-        "../scripts/rates_aggregate.py"
-
-
-rule rates_figure:
-    input:
-        errors="results/rates/errors.csv",
-        table="results/tables/oblivious_rates.csv",
-    output:
-        report(
-            "results/figures/oblivious_rates.png",
+        figure=report(
+            results("figures/oblivious_rates.png"),
             caption="../report/oblivious_rates.rst",
             category="Oblivious features",
         ),
+        json=results("report/rates.json"),
+        md=results("report/rates.md"),
     log:
-        "logs/rates/figure.log",
+        logs("rates/summary.log"),
+    benchmark:
+        benchmarks("rates_summary.tsv")
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
-        code=script_code("rates_figure.py"),
-    script:
-        "../scripts/rates_figure.py"
-
-
-rule rates_report:
-    input:
-        errors="results/rates/errors.csv",
-        table="results/tables/oblivious_rates.csv",
-        reference=PAPER_REFERENCE,
-    output:
-        json="results/report/rates.json",
-        md="results/report/rates.md",
-    log:
-        "logs/rates/report.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
+        seed=config["seed"],
         settings=RATES,
         scale=config["scale"],
-        code=script_code("rates_report.py"),
+        code=script_code("rates_summary.py"),
     script:
-        "../scripts/rates_report.py"
+        "../scripts/rates_summary.py"
 
 
 rule rates:
@@ -109,18 +76,18 @@ rule rates:
     Run time on 2 cores: quick 30 s, paper 5 min.
     """
     input:
-        "results/tables/oblivious_rates.csv",
-        "results/figures/oblivious_rates.png",
-        "results/report/rates.md",
+        results("tables/oblivious_rates.csv"),
+        results("figures/oblivious_rates.png"),
+        results("report/rates.md"),
 
 
 rule projection_run:
     output:
-        "results/projection/runs/gamma-{gamma}.json",
+        results("projection/runs/gamma-{gamma}.json"),
     log:
-        "logs/projection/run/gamma-{gamma}.log",
+        logs("projection/run/gamma-{gamma}.log"),
     benchmark:
-        "benchmarks/out/projection/run/gamma-{gamma}.tsv"
+        benchmarks("projection_run/gamma-{gamma}.tsv")
     wildcard_constraints:
         gamma=r"[0-9.]+",
     threads: 1
@@ -135,72 +102,42 @@ rule projection_run:
         "../scripts/projection_run.py"
 
 
-rule projection_aggregate:
+# Table, figure and report section in one job (each well under a second).
+rule projection_summary:
     input:
-        expand(
-            "results/projection/runs/gamma-{gamma}.json",
+        runs=expand(
+            results("projection/runs/gamma-{gamma}.json"),
             gamma=[f"{g:g}" for g in PROJECTION["gammas"]],
         ),
+        reference=PAPER_REFERENCE,
     output:
-        runs="results/projection/projection.csv",
+        runs=results("projection/projection.csv"),
         table=report(
-            "results/tables/projection.csv",
+            results("tables/projection.csv"),
             caption="../report/projection_table.rst",
             category="Oblivious features tables",
         ),
-    log:
-        "logs/projection/aggregate.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        code=script_code("projection_aggregate.py"),
-    script:
-        "../scripts/projection_aggregate.py"
-
-
-rule projection_figure:
-    input:
-        "results/tables/projection.csv",
-    output:
-        report(
-            "results/figures/oblivious_projection.png",
+        figure=report(
+            results("figures/oblivious_projection.png"),
             caption="../report/oblivious_projection.rst",
             category="Oblivious features",
         ),
+        json=results("report/projection.json"),
+        md=results("report/projection.md"),
     log:
-        "logs/projection/figure.log",
+        logs("projection/summary.log"),
+    benchmark:
+        benchmarks("projection_summary.tsv")
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
-        code=script_code("projection_figure.py"),
-    script:
-        "../scripts/projection_figure.py"
-
-
-rule projection_report:
-    input:
-        runs="results/projection/projection.csv",
-        table="results/tables/projection.csv",
-        reference=PAPER_REFERENCE,
-    output:
-        json="results/report/projection.json",
-        md="results/report/projection.md",
-    log:
-        "logs/projection/report.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
         settings=PROJECTION,
         scale=config["scale"],
-        code=script_code("projection_report.py"),
+        code=script_code("projection_summary.py"),
     script:
-        "../scripts/projection_report.py"
+        "../scripts/projection_summary.py"
 
 
 rule projection:
@@ -212,6 +149,6 @@ rule projection:
     Run time on 2 cores: quick 20 s, paper 4 min.
     """
     input:
-        "results/tables/projection.csv",
-        "results/figures/oblivious_projection.png",
-        "results/report/projection.md",
+        results("tables/projection.csv"),
+        results("figures/oblivious_projection.png"),
+        results("report/projection.md"),

@@ -4,7 +4,7 @@ RIDGE = config["ridge"]
 # One job per (variant, experiment): all γ values and repetitions (~0.07 s each) in one
 # process, so that interpreter start-up does not dominate; records stay one per run.
 RIDGE_RUNS = expand(
-    "results/ridge/runs/{variant}/experiment-{experiment}.json",
+    results("ridge/runs/{variant}/experiment-{experiment}.json"),
     variant=list(RIDGE["variants"]),
     experiment=RIDGE["experiments"],
 )
@@ -12,11 +12,11 @@ RIDGE_RUNS = expand(
 
 rule ridge_fit:
     output:
-        "results/ridge/runs/{variant}/experiment-{experiment}.json",
+        results("ridge/runs/{variant}/experiment-{experiment}.json"),
     log:
-        "logs/ridge/fit/{variant}/experiment-{experiment}.log",
+        logs("ridge/fit/{variant}/experiment-{experiment}.log"),
     benchmark:
-        "benchmarks/out/ridge/fit/{variant}/experiment-{experiment}.tsv"
+        benchmarks("ridge_fit/{variant}/experiment-{experiment}.tsv")
     threads: 1
     resources:
         mem_mb=500,
@@ -34,71 +34,37 @@ rule ridge_fit:
         "../scripts/ridge_fit.py"
 
 
-rule ridge_aggregate:
+# Aggregate tables, Fig. 4 and the report section in one job: each takes a fraction of a
+# second, far less than starting a job.
+rule ridge_summary:
     input:
-        RIDGE_RUNS,
+        runs=RIDGE_RUNS,
+        reference=PAPER_REFERENCE,
     output:
-        runs="results/ridge/ridge.csv",
-        table="results/tables/ridge.csv",
-        best_constant="results/tables/ridge_best_constant.csv",
-    log:
-        "logs/ridge/aggregate.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        variants=RIDGE["variants"],
-        partition=RIDGE["partition"],
-        code=script_code("ridge_aggregate.py"),
-    script:
-        "../scripts/ridge_aggregate.py"
-
-
-rule ridge_figure:
-    input:
-        table="results/tables/ridge.csv",
-        best_constant="results/tables/ridge_best_constant.csv",
-        runs="results/ridge/ridge.csv",
-    output:
-        report(
-            "results/figures/oblivious_fig4.png",
+        runs=results("ridge/ridge.csv"),
+        table=results("tables/ridge.csv"),
+        best_constant=results("tables/ridge_best_constant.csv"),
+        figure=report(
+            results("figures/oblivious_fig4.png"),
             caption="../report/oblivious_fig4.rst",
             category="Oblivious features",
         ),
+        json=results("report/ridge.json"),
+        md=results("report/ridge.md"),
     log:
-        "logs/ridge/figure.log",
+        logs("ridge/summary.log"),
+    benchmark:
+        benchmarks("ridge_summary.tsv")
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
-        code=script_code("ridge_figure.py"),
-    script:
-        "../scripts/ridge_figure.py"
-
-
-rule ridge_report:
-    input:
-        runs="results/ridge/ridge.csv",
-        table="results/tables/ridge.csv",
-        best_constant="results/tables/ridge_best_constant.csv",
-        reference=PAPER_REFERENCE,
-    output:
-        json="results/report/ridge.json",
-        md="results/report/ridge.md",
-    log:
-        "logs/ridge/report.log",
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
         settings=RIDGE,
         scale=config["scale"],
-        code=script_code("ridge_report.py"),
+        code=script_code("ridge_summary.py"),
     script:
-        "../scripts/ridge_report.py"
+        "../scripts/ridge_summary.py"
 
 
 rule ridge:
@@ -109,6 +75,6 @@ rule ridge:
     Run time on 2 cores: quick 20 s, paper 36 s.
     """
     input:
-        "results/tables/ridge.csv",
-        "results/figures/oblivious_fig4.png",
-        "results/report/ridge.md",
+        results("tables/ridge.csv"),
+        results("figures/oblivious_fig4.png"),
+        results("report/ridge.md"),

@@ -1,13 +1,17 @@
-"""Verdicts for Fig. 2: dependence on S of h(X) and of ⟨h, Z⟩."""
+"""Paper Fig. 2 from the sampled points, and the verdicts on the dependence on S of h(X) and
+of ⟨h, Z⟩."""
 
 import pandas as pd
 import yaml
 
 from krepro.report.compare import illustration_section
+from krepro.report.figures import plot_illustration
 from krepro.report.render import write_section
 from krepro.runtime import job
 
 with job(snakemake):
+    plot_illustration(pd.read_csv(snakemake.input.points), snakemake.output.figure)
+
     with open(snakemake.input.reference, encoding="utf-8") as handle:
         reference = yaml.safe_load(handle)["oblivious"]["illustration"]
     section = illustration_section(

@@ -1,0 +1,179 @@
+"""The published snapshot: krepro.report.snapshot on a fake results tree, and the committed
+snapshots/paper/ (every file it lists present with its SHA-256, paper scale, ≤ 30 min)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from krepro.report.snapshot import (
+    SnapshotError,
+    check_snapshot,
+    read_benchmarks,
+    run_timing,
+    write_snapshot,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+COMMITTED = REPO / "snapshots" / "paper"
+HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+PROVENANCE = {"commit": "abc", "dirty": False, "scale": "paper", "config_sha256": "0" * 64}
+
+
+def benchmark(path: Path, seconds: float, cpu: float | str, end: float) -> None:
+    """A Snakemake benchmark record of one job that ended at ``end`` (its mtime)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{HEADER}{seconds}\t0:00:01\t1\t1\t1\t1\t0\t0\t50\t{cpu}\n")
+    os.utime(path, (end, end))
+
+
+@pytest.fixture
+def run(tmp_path) -> Path:
+    """A finished run's results_dir: report, verdicts, provenance, tables, figures, records."""
+    root = tmp_path / "results" / "paper"
+    (root / "tables").mkdir(parents=True)
+    (root / "figures").mkdir()
+    (root / "report.md").write_text("# Report\n")
+    (root / "verdicts.csv").write_text("experiment,verdict\nridge,reproduced\n")
+    (root / "provenance.json").write_text(json.dumps(PROVENANCE))
+    (root / "tables" / "ridge.csv").write_text("a,b\n1,2\n")
+    (root / "tables" / "dcm_table3.md").write_text("| a |\n|---|\n| 1 |\n")
+    (root / "figures" / "fig4.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
+    bench = root / "benchmarks"
+    t0 = 1_700_000_000.0
+    benchmark(bench / "ridge_fit" / "paper_text" / "experiment-1.tsv", 10.0, 9.5, t0 + 10)
+    benchmark(bench / "ridge_fit" / "paper_text" / "experiment-2.tsv", 20.0, 19.0, t0 + 25)
+    benchmark(bench / "ridge_summary.tsv", 2.0, "NA", t0 + 40)
+    return root
+
+
+def snapshot_of(run: Path, destination: Path, **changes) -> dict:
+    arguments = {
+        "report": run / "report.md",
+        "verdicts": run / "verdicts.csv",
+        "provenance": run / "provenance.json",
+        "tables": sorted((run / "tables").iterdir()),
+        "figures": sorted((run / "figures").iterdir()),
+        "benchmarks": run / "benchmarks",
+    } | changes
+    return write_snapshot(destination, **arguments)
+
+
+def test_snapshot_files_map_provenance_and_timing(run, tmp_path):
+    destination = tmp_path / "snapshots" / "paper"
+    record = snapshot_of(run, destination)
+
+    expected = {
+        "report.md": run / "report.md",
+        "verdicts.csv": run / "verdicts.csv",
+        "tables/ridge.csv": run / "tables" / "ridge.csv",
+        "tables/dcm_table3.md": run / "tables" / "dcm_table3.md",
+        "figures/fig4.png": run / "figures" / "fig4.png",
+    }
+    assert record["files"] == {
+        name: hashlib.sha256(source.read_bytes()).hexdigest() for name, source in expected.items()
+    }
+    for name, source in expected.items():
+        assert (destination / name).read_bytes() == source.read_bytes()
+    assert sorted(p.relative_to(destination).as_posix() for p in destination.rglob("*.*")) == (
+        sorted([*expected, "provenance.json"])
+    )
+    written = json.loads((destination / "provenance.json").read_text())
+    assert written == record
+    assert {k: written[k] for k in PROVENANCE} == PROVENANCE  # the run's keys, unchanged
+    # Jobs: [0, 10], [5, 25], [38, 40] (start = end - s): the span is 40 s.
+    assert written["wall_seconds"] == pytest.approx(40.0)
+    assert written["rule_cpu_seconds"] == {"ridge_fit": 28.5, "ridge_summary": 0.0}
+    assert check_snapshot(destination) == {}
+    # No staging or retired directory is left beside the snapshot.
+    assert [p.name for p in destination.parent.iterdir()] == ["paper"]
+
+
+def test_check_snapshot_finds_edited_missing_and_unlisted_files(run, tmp_path):
+    destination = tmp_path / "snapshots" / "paper"
+    snapshot_of(run, destination)
+    (destination / "report.md").write_text("# Edited\n")
+    (destination / "figures" / "fig4.png").unlink()
+    (destination / "tables" / "extra.csv").write_text("x\n")
+    assert check_snapshot(destination) == {
+        "report.md": "SHA-256 differs",
+        "figures/fig4.png": "missing",
+        "tables/extra.csv": "not listed in provenance.json",
+    }
+
+
+def test_snapshot_replaces_the_previous_one_whole(run, tmp_path):
+    destination = tmp_path / "snapshots" / "paper"
+    snapshot_of(run, destination)
+    (run / "tables" / "ridge.csv").unlink()
+    (destination / "stale.txt").write_text("left over")
+    record = snapshot_of(run, destination)
+    assert "tables/ridge.csv" not in record["files"]
+    assert not (destination / "tables" / "ridge.csv").exists()
+    assert not (destination / "stale.txt").exists()
+    assert [p.name for p in destination.parent.iterdir()] == ["paper"]
+
+
+def test_missing_table_fails_clearly_and_keeps_the_old_snapshot(run, tmp_path):
+    destination = tmp_path / "snapshots" / "paper"
+    snapshot_of(run, destination)
+    before = {p: p.read_bytes() for p in destination.rglob("*") if p.is_file()}
+    missing = run / "tables" / "coverage_table1.csv"
+    tables = [*sorted((run / "tables").iterdir()), missing]
+    with pytest.raises(SnapshotError, match=r"missing table .*coverage_table1\.csv"):
+        snapshot_of(run, destination, tables=tables)
+    assert {p: p.read_bytes() for p in destination.rglob("*") if p.is_file()} == before
+    assert [p.name for p in destination.parent.iterdir()] == ["paper"]
+
+
+def test_two_tables_with_one_name_are_refused(run, tmp_path):
+    other = run / "coverage" / "ridge.csv"
+    other.parent.mkdir()
+    other.write_text("x\n")
+    tables = [run / "tables" / "ridge.csv", other]
+    with pytest.raises(SnapshotError, match=r"both be tables/ridge\.csv"):
+        snapshot_of(run, tmp_path / "snapshots" / "paper", tables=tables)
+    assert not (tmp_path / "snapshots" / "paper").exists()
+
+
+def test_timing_from_synthetic_benchmark_records(tmp_path):
+    assert run_timing(tmp_path / "none") == (0.0, {})
+    benchmark(tmp_path / "a.tsv", 100.0, 90.0, 1000.0)  # [900, 1000]
+    benchmark(tmp_path / "b" / "x" / "y.tsv", 30.0, 29.0, 2000.0)  # [1970, 2000]
+    benchmark(tmp_path / "b" / "z.tsv", 1.5, 1.25, 1500.0)  # [1498.5, 1500]
+    jobs = read_benchmarks(tmp_path)
+    assert list(jobs["rule"]) == ["a", "b", "b"]
+    assert list(jobs["start"]) == [900.0, 1970.0, 1498.5]
+    # A second session (b, hours later) stretches the span: resumed runs span every session.
+    assert run_timing(tmp_path) == (pytest.approx(1100.0), {"a": 90.0, "b": 30.25})
+
+
+def test_benchmark_record_without_cpu_time_is_refused(tmp_path):
+    (tmp_path / "r.tsv").write_text("s\n1.0\n")
+    with pytest.raises(SnapshotError, match="cpu_time"):
+        read_benchmarks(tmp_path)
+
+
+# --------------------------------------------------------------------------- committed snapshot
+
+
+@pytest.mark.skipif(
+    not COMMITTED.is_dir(),
+    reason="snapshots/paper/ is not committed yet: it is written by "
+    "`snakemake snapshot --configfile config/paper.yaml --cores 2` (README, The results)",
+)
+def test_committed_paper_snapshot_is_whole_and_within_30_minutes():
+    provenance = json.loads((COMMITTED / "provenance.json").read_text(encoding="utf-8"))
+    assert provenance["scale"] == "paper"
+    assert {"report.md", "verdicts.csv"} <= set(provenance["files"])
+    for name, digest in provenance["files"].items():
+        path = COMMITTED / name
+        assert path.is_file(), f"{name} is listed in provenance.json but missing"
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == digest, name
+    assert check_snapshot(COMMITTED) == {}
+    assert 0 < provenance["wall_seconds"] <= 1800, provenance["wall_seconds"]
+    assert provenance["rule_cpu_seconds"], "no CPU seconds per rule"

@@ -1,0 +1,46 @@
+"""adult_full: tidy run table, the adult_full table (.csv, .md), the landmark-sweep table,
+the figure (error vs DEO, and the sweep) and the verdicts beside the paper's Table 1.
+
+The figure and the verdicts each read the tables back from the files just written, as
+separate jobs would.
+"""
+
+import pandas as pd
+import yaml
+
+from krepro.records import atomic_write_text, read_records
+from krepro.report.adult_full import (
+    adult_full_markdown,
+    adult_full_section,
+    adult_full_table,
+    plot_adult_full,
+    sweep_table,
+)
+from krepro.report.render import write_section
+from krepro.runtime import job
+
+with job(snakemake):
+    inp, out = snakemake.input, snakemake.output
+    runs = pd.DataFrame.from_records(read_records(inp.runs))
+    atomic_write_text(out.runs, runs.to_csv(index=False))
+    table = adult_full_table(runs)
+    atomic_write_text(out.table, table.to_csv(index=False))
+    atomic_write_text(out.markdown, adult_full_markdown(table) + "\n")
+    sweep = sweep_table(pd.DataFrame.from_records(read_records([inp.sweep])))
+    atomic_write_text(out.sweep, sweep.to_csv(index=False))
+
+    plot_adult_full(pd.read_csv(out.table), pd.read_csv(out.sweep), out.figure)
+
+    with open(inp.reference, encoding="utf-8") as handle:
+        reference = yaml.safe_load(handle)["oblivious"]
+    (selection,) = read_records([inp.selection])
+    section = adult_full_section(
+        pd.read_csv(out.table),
+        pd.read_csv(out.sweep),
+        reference["adult_full"],
+        reference["adult"]["table1"],
+        selection=selection,
+        settings=snakemake.params.settings,
+        scale=snakemake.params.scale,
+    )
+    write_section(section, out.json, out.md)

@@ -1,0 +1,23 @@
+"""snapshots/<scale>/: the finished run's report, verdicts, tables, figures and provenance."""
+
+from krepro.report.snapshot import write_snapshot
+from krepro.runtime import job
+
+with job(snakemake) as logger:
+    inp = snakemake.input
+    record = write_snapshot(
+        snakemake.params.destination,
+        report=inp.report,
+        verdicts=inp.verdicts,
+        provenance=inp.provenance,
+        tables=inp.tables,
+        figures=inp.figures,
+        benchmarks=snakemake.params.benchmarks,
+    )
+    logger.info(
+        "%s: %d files, wall %.0f s, CPU %.0f s",
+        snakemake.params.destination,
+        len(record["files"]) + 1,
+        record["wall_seconds"],
+        sum(record["rule_cpu_seconds"].values()),
+    )
