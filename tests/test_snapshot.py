@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -14,9 +15,11 @@ from krepro.report.snapshot import (
     SnapshotError,
     check_snapshot,
     read_benchmarks,
+    read_cpu_records,
     run_timing,
     write_snapshot,
 )
+from krepro.runtime import CPU_RECORD_SUFFIX, job, job_cpu_seconds
 
 REPO = Path(__file__).resolve().parents[1]
 COMMITTED = REPO / "snapshots" / "paper"
@@ -177,3 +180,33 @@ def test_committed_paper_snapshot_is_whole_and_within_30_minutes():
     assert check_snapshot(COMMITTED) == {}
     assert 0 < provenance["wall_seconds"] <= 1800, provenance["wall_seconds"]
     assert provenance["rule_cpu_seconds"], "no CPU seconds per rule"
+
+
+def test_exact_cpu_records_replace_sampled_cpu_time(tmp_path):
+    benchmarks, logs = tmp_path / "benchmarks", tmp_path / "logs"
+    benchmark(benchmarks / "a.tsv", 100.0, 15.0, 1000.0)  # sampled: misses the job's end
+    benchmark(benchmarks / "b.tsv", 10.0, 9.0, 1000.0)
+    for name, rule, cpu in [
+        ("a/1.log", "a", 60.0),
+        ("a/2.log", "a", 38.5),
+        ("s.log", "snapshot", 4.0),
+    ]:
+        path = logs / (name + CPU_RECORD_SUFFIX)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"rule": rule, "cpu_seconds": cpu}))
+    assert list(read_cpu_records(logs)["rule"]) == ["a", "a", "snapshot"]
+    # a: exact sum of its two jobs; b: no record, sampled value; snapshot: not part of the run.
+    assert run_timing(benchmarks, logs)[1] == {"a": 98.5, "b": 9.0}
+    assert run_timing(benchmarks)[1] == {"a": 15.0, "b": 9.0}
+
+
+def test_job_writes_its_exact_cpu_record(tmp_path):
+    log = tmp_path / "x.log"
+    fake = SimpleNamespace(log=[str(log)], rule="r", wildcards={"k": 1}, threads=1)
+    with job(fake):
+        before = job_cpu_seconds()
+        sum(i * i for i in range(300_000))
+    record = json.loads(Path(str(log) + CPU_RECORD_SUFFIX).read_text())
+    assert record["rule"] == "r" and record["wildcards"] == {"k": "1"}
+    assert record["cpu_seconds"] > before > 0
+    assert "CPU-s" in log.read_text()

@@ -26,6 +26,7 @@ PAPER_REFERENCE = str(Path(workflow.basedir) / "config" / "paper_reference.yaml"
 # downloads under resources/ are shared.
 RESULTS = config["results_dir"]
 BENCHMARKS = f"{RESULTS}/benchmarks"
+LOGS = f"{RESULTS}/logs"
 
 
 def results(path):
@@ -35,7 +36,7 @@ def results(path):
 
 def logs(path):
     """``<results_dir>/logs/<path>``: a job's log."""
-    return f"{RESULTS}/logs/{path}"
+    return f"{LOGS}/{path}"
 
 
 def benchmarks(path):

@@ -80,5 +80,6 @@ rule snapshot:
     params:
         destination=f"snapshots/{config['scale']}",
         benchmarks=BENCHMARKS,
+        logs=LOGS,
     script:
         "../scripts/snapshot.py"

@@ -13,6 +13,7 @@ with job(snakemake) as logger:
         tables=inp.tables,
         figures=inp.figures,
         benchmarks=snakemake.params.benchmarks,
+        logs=snakemake.params.logs,
     )
     logger.info(
         "%s: %d files, wall %.0f s, CPU %.0f s",

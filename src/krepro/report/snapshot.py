@@ -6,7 +6,9 @@ run's own provenance (:func:`krepro.report.provenance.collect_provenance`) plus
 
 * ``wall_seconds``: the span from the earliest job start to the latest job end among the
   run's Snakemake benchmark records (:func:`run_timing`);
-* ``rule_cpu_seconds``: CPU seconds per rule, summed over the rule's jobs;
+* ``rule_cpu_seconds``: CPU seconds per rule, summed over the rule's jobs: exact, from the
+  record every job writes beside its log (:data:`krepro.runtime.CPU_RECORD_SUFFIX`), else
+  Snakemake's sampled ``cpu_time`` (a lower bound);
 * ``files``: the SHA-256 of every other file of the snapshot, by its path in the snapshot.
 
 The snapshot is built in a temporary directory beside the destination and then moved into
@@ -26,11 +28,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from krepro.runtime import CPU_RECORD_SUFFIX
+
 __all__ = [
     "SnapshotError",
     "check_snapshot",
     "file_sha256",
     "read_benchmarks",
+    "read_cpu_records",
     "run_timing",
     "write_snapshot",
 ]
@@ -96,7 +101,35 @@ def read_benchmarks(directory) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def run_timing(directory) -> tuple[float, dict[str, float]]:
+def read_cpu_records(directory) -> pd.DataFrame:
+    """The exact CPU records of a run's jobs (``<log>.cpu.json``, written by ``runtime.job``).
+
+    Parameters
+    ----------
+    directory : path-like
+        The run's log directory (``<results_dir>/logs``); missing means no records.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``rule``, ``path`` (relative to ``directory``), ``cpu_seconds``, sorted by path.
+    """
+    directory = Path(directory)
+    rows = []
+    pattern = f"*{CPU_RECORD_SUFFIX}"
+    for path in sorted(directory.rglob(pattern)) if directory.is_dir() else []:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        rows.append(
+            {
+                "rule": record["rule"],
+                "path": path.relative_to(directory).as_posix(),
+                "cpu_seconds": float(record["cpu_seconds"]),
+            }
+        )
+    return pd.DataFrame(rows, columns=["rule", "path", "cpu_seconds"])
+
+
+def run_timing(directory, logs=None) -> tuple[float, dict[str, float]]:
     """Wall-clock span of a run and its CPU seconds per rule, from its benchmark records.
 
     The span runs from the earliest job start to the latest job end (see
@@ -110,20 +143,30 @@ def run_timing(directory) -> tuple[float, dict[str, float]]:
     ----------
     directory : path-like
         The run's benchmark directory (``<results_dir>/benchmarks``).
+    logs : path-like, optional
+        The run's log directory (``<results_dir>/logs``). A rule whose jobs left exact CPU
+        records there (:func:`read_cpu_records`) is timed by them; any other rule by its
+        benchmark records' sampled ``cpu_time``. Rules without benchmark records (the
+        ``snapshot`` job itself) are left out.
 
     Returns
     -------
     wall_seconds : float
         ``max(end) - min(start)`` over the jobs; 0.0 without any record.
     rule_cpu_seconds : dict
-        ``{rule: summed cpu_time}``, sorted by rule.
+        ``{rule: CPU seconds}``, sorted by rule.
     """
     jobs = read_benchmarks(directory)
     if jobs.empty:
         return 0.0, {}
     wall = float(jobs["end"].max() - jobs["start"].min())
-    cpu = jobs.groupby("rule", sort=True)["cpu_time"].sum()
-    return round(wall, 3), {rule: round(float(seconds), 3) for rule, seconds in cpu.items()}
+    cpu = jobs.groupby("rule", sort=True)["cpu_time"].sum().to_dict()
+    exact = read_cpu_records(logs) if logs is not None else None
+    if exact is not None and not exact.empty:
+        timed = exact.groupby("rule")["cpu_seconds"].sum()
+        # Only rules with a benchmark record belong to the run (not the snapshot job itself).
+        cpu |= {rule: seconds for rule, seconds in timed.items() if rule in cpu}
+    return round(wall, 3), {rule: round(float(cpu[rule]), 3) for rule in sorted(cpu)}
 
 
 def _flat(paths: Iterable, kind: str, suffixes: tuple[str, ...]) -> dict[str, Path]:
@@ -150,6 +193,7 @@ def write_snapshot(
     tables: Iterable,
     figures: Iterable,
     benchmarks,
+    logs=None,
 ) -> dict:
     """Write ``destination`` (e.g. ``snapshots/paper``) from a finished run, atomically.
 
@@ -166,6 +210,8 @@ def write_snapshot(
         ``.png`` figures, flattened into ``figures/``.
     benchmarks : path-like
         The run's benchmark directory (:func:`run_timing`).
+    logs : path-like, optional
+        The run's log directory, for exact CPU seconds per rule (:func:`run_timing`).
 
     Returns
     -------
@@ -192,7 +238,7 @@ def write_snapshot(
     reserved = {"wall_seconds", "rule_cpu_seconds", "files"} & set(record)
     if reserved:
         raise SnapshotError(f"{provenance} already holds {sorted(reserved)}")
-    wall_seconds, rule_cpu_seconds = run_timing(benchmarks)
+    wall_seconds, rule_cpu_seconds = run_timing(benchmarks, logs)
 
     destination.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}."))
