@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 
 from krepro.report.snapshot import (
@@ -17,6 +18,7 @@ from krepro.report.snapshot import (
     read_benchmarks,
     read_cpu_records,
     run_timing,
+    verdict_disagreements,
     write_snapshot,
 )
 from krepro.runtime import CPU_RECORD_SUFFIX, job, job_cpu_seconds
@@ -210,3 +212,38 @@ def test_job_writes_its_exact_cpu_record(tmp_path):
     assert record["rule"] == "r" and record["wildcards"] == {"k": "1"}
     assert record["cpu_seconds"] > before > 0
     assert "CPU-s" in log.read_text()
+
+
+def test_verdict_disagreements_ignore_inconclusive_quick_and_non_robust_paper():
+    columns = ["experiment", "claim_id", "primary", "verdict", "robustness"]
+    quick = pd.DataFrame(
+        [
+            ["e", "a", True, "reproduced", "robust"],
+            ["e", "b", True, "inconclusive", "single"],
+            ["e", "c", True, "reproduced", "fragile"],
+            ["e", "d", True, "not reproduced", "robust"],
+            ["e", "d", False, "reproduced", "robust"],
+        ],
+        columns=columns,
+    )
+    paper = pd.DataFrame(
+        [
+            ["e", "a", True, "reproduced", "robust"],
+            ["e", "b", True, "not reproduced", "robust"],
+            ["e", "c", True, "not reproduced", "fragile"],
+            ["e", "d", True, "reproduced", "robust"],
+            ["e", "d", False, "not reproduced", "robust"],
+        ],
+        columns=columns,
+    )
+    found = verdict_disagreements(quick, paper)
+    assert found.to_dict("records") == [
+        {
+            "experiment": "e",
+            "claim_id": "d",
+            "quick": "not reproduced",
+            "paper": "reproduced",
+            "robustness": "robust",
+        }
+    ]
+    assert verdict_disagreements(paper, paper).empty

@@ -37,6 +37,7 @@ __all__ = [
     "read_benchmarks",
     "read_cpu_records",
     "run_timing",
+    "verdict_disagreements",
     "write_snapshot",
 ]
 
@@ -301,3 +302,36 @@ def check_snapshot(directory) -> Mapping:
     if not math.isfinite(record.get("wall_seconds", math.nan)):
         problems["provenance.json"] = "no finite wall_seconds"
     return problems
+
+
+def verdict_disagreements(quick, paper) -> pd.DataFrame:
+    """Primary claims where a quick run contradicts a robust paper-scale verdict.
+
+    The quick scale is a preview: where it is ``inconclusive`` it says nothing, and a claim
+    that is not ``robust`` at paper scale (it turns on the protocol reading, or has one
+    reading) may differ for that reason. Every other difference is a disagreement.
+
+    Parameters
+    ----------
+    quick, paper : path-like or pandas.DataFrame
+        ``verdicts.csv`` of a quick run and of the paper-scale snapshot.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per disagreement: ``experiment``, ``claim_id``, ``quick`` and ``paper``
+        verdicts, ``robustness`` (at paper scale); empty when the two agree.
+    """
+    frames = [v if isinstance(v, pd.DataFrame) else pd.read_csv(v) for v in (quick, paper)]
+    keys = ["experiment", "claim_id"]
+    primary = [f[f["primary"].astype(str).str.lower() == "true"] for f in frames]
+    both = primary[0][[*keys, "verdict"]].merge(
+        primary[1][[*keys, "verdict", "robustness"]], on=keys, suffixes=("_quick", "_paper")
+    )
+    differ = (
+        (both["robustness"] == "robust")
+        & (both["verdict_quick"] != "inconclusive")
+        & (both["verdict_quick"] != both["verdict_paper"])
+    )
+    out = both[differ].rename(columns={"verdict_quick": "quick", "verdict_paper": "paper"})
+    return out[[*keys, "quick", "paper", "robustness"]].reset_index(drop=True)
