@@ -1,7 +1,7 @@
 """Tables, figure and verdicts of ``adult_full``: Adult at full scale beside fairlearn.
 
-Reads only the aggregate tables (``results/tables/adult_full.csv``,
-``results/tables/adult_full_sweep.csv``); the paper's numbers and the claims' thresholds come
+Reads only the aggregate tables (``tables/adult_full.csv``,
+``tables/adult_full_sweep.csv``); the paper's numbers and the claims' thresholds come
 from ``config/paper_reference.yaml`` (``oblivious: adult_full`` and Table 1 under
 ``oblivious: adult: table1``).
 """

@@ -425,7 +425,7 @@ def cme_section(table, claims, reference, *, scale):
     Parameters
     ----------
     table : pandas.DataFrame
-        The λ table (``results/tables/cme.csv``).
+        The λ table (``tables/cme.csv``).
     claims : pandas.DataFrame
         The claims table of :func:`krepro.experiments.cme.run` (claim, quantity, value, sd).
     reference : dict
@@ -448,8 +448,8 @@ def cme_section(table, claims, reference, *, scale):
         f" {n_reps} repetitions; output kernels Gaussian (γ_l = {setup['output_gamma']:g}),"
         " linear and delta. Errors against the closed-form truth on a grid of"
         f" {setup['n_query']} points of [0, 1]; λ chosen per output kernel by the held-out"
-        f" embedding loss on {setup['n_heldout']} points. Figure: `results/figures/cme.png`;"
-        " table: `results/tables/cme.csv`."
+        f" embedding loss on {setup['n_heldout']} points. Figure: `figures/cme.png`;"
+        " table: `tables/cme.csv`."
     )
     columns = {
         "lambda": "λ",

@@ -272,7 +272,7 @@ def cme_oblivious_section(table, runs, reference, *, scale):
         )
     lines += [
         "",
-        "Figure: `results/figures/cme_oblivious.png`; table: `results/tables/cme_oblivious.csv`.",
+        "Figure: `figures/cme_oblivious.png`; table: `tables/cme_oblivious.csv`.",
     ]
     return Section(
         experiment="cme_oblivious",

@@ -206,8 +206,8 @@ def ridge_section(table, runs, best_constants, reference, settings, *, scale):
     Parameters
     ----------
     table, runs, best_constants : pandas.DataFrame
-        ``results/tables/ridge.csv``, ``results/ridge/ridge.csv`` (one row per run) and
-        ``results/tables/ridge_best_constant.csv``.
+        ``tables/ridge.csv``, ``results/ridge/ridge.csv`` (one row per run) and
+        ``tables/ridge_best_constant.csv``.
     reference : mapping
         ``oblivious.ridge`` of ``config/paper_reference.yaml``.
     settings : mapping
@@ -276,8 +276,8 @@ def ridge_section(table, runs, best_constants, reference, settings, *, scale):
         ]
     intro = (
         f"Readings (protocol variants): {', '.join(variants)}; primary: {primary_variant}."
-        f" Repetitions per γ: {n_reps}. Figure: `results/figures/oblivious_fig4.png`;"
-        " table: `results/tables/ridge.csv`."
+        f" Repetitions per γ: {n_reps}. Figure: `figures/oblivious_fig4.png`;"
+        " table: `tables/ridge.csv`."
     )
     body = ["### Best S-independent MSE at γ = 0", ""]
     body.append(markdown_table(pd.concat(constant_tables, ignore_index=True)))
@@ -330,7 +330,7 @@ def illustration_section(summary, reference, *, scale):
     Parameters
     ----------
     summary : pandas.DataFrame
-        ``results/tables/illustration.csv``
+        ``tables/illustration.csv``
         (:func:`krepro.experiments.illustration.dependence_summary`).
     reference : mapping
         ``oblivious.illustration`` of ``config/paper_reference.yaml``.
@@ -435,9 +435,6 @@ def illustration_section(summary, reference, *, scale):
         experiment="illustration",
         title="Illustration: raw vs oblivious features (paper §5, Fig. 2)",
         verdicts=verdicts,
-        intro=(
-            "Figure: `results/figures/oblivious_fig2.png`;"
-            " table: `results/tables/illustration.csv`."
-        ),
+        intro=("Figure: `figures/oblivious_fig2.png`; table: `tables/illustration.csv`."),
         body=markdown_table(summary),
     )

@@ -378,10 +378,10 @@ def coverage_section(table, runs, reference, primary_variant, settings, *, scale
             "",
         ]
     body += [
-        "Figures: `results/figures/coverage_fig1.png` (coverage heat map, cells excluding"
-        " the nominal level marked), `results/figures/coverage_fig1_lines.png` (coverage"
-        " against log₂ P with Wilson bars), `results/figures/coverage_rmse.png` (RMSE); tables:"
-        " `results/tables/coverage_table1.csv`, `results/tables/coverage_table1.md`.",
+        "Figures: `figures/coverage_fig1.png` (coverage heat map, cells excluding"
+        " the nominal level marked), `figures/coverage_fig1_lines.png` (coverage"
+        " against log₂ P with Wilson bars), `figures/coverage_rmse.png` (RMSE); tables:"
+        " `tables/coverage_table1.csv`, `tables/coverage_table1.md`.",
     ]
     return Section(
         experiment="coverage",

@@ -1,7 +1,7 @@
 """Table 1 and verdicts of the Adult experiment (§7.1), and helpers shared with the students
 experiment (:mod:`krepro.report.students`).
 
-Reads only the aggregate tables (``results/tables/students.csv``, ``adult_table1.csv``) and
+Reads only the aggregate tables (``tables/students.csv``, ``adult_table1.csv``) and
 the tidy run tables; the paper's numbers and every threshold come from
 ``config/paper_reference.yaml``. Each experiment returns a
 :class:`~krepro.report.verdicts.Section` with one :class:`~krepro.report.verdicts.Verdict` per

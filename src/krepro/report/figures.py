@@ -80,9 +80,9 @@ def plot_ridge(table, best_constants, runs, path):
     Parameters
     ----------
     table : DataFrame
-        Aggregate ``results/tables/ridge.csv``.
+        Aggregate ``tables/ridge.csv``.
     best_constants : DataFrame
-        ``results/tables/ridge_best_constant.csv``.
+        ``tables/ridge_best_constant.csv``.
     runs : DataFrame
         Per-repetition ``results/ridge/ridge.csv`` (the paired differences need it).
     path : path-like

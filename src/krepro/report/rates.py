@@ -96,7 +96,7 @@ def rates_section(slopes, errors, reference, settings, *, scale):
     Parameters
     ----------
     slopes : pandas.DataFrame
-        ``results/tables/oblivious_rates.csv``
+        ``tables/oblivious_rates.csv``
         (:func:`krepro.experiments.rates.slope_table`).
     errors : pandas.DataFrame
         ``results/rates/errors.csv`` (:func:`krepro.experiments.rates.error_table`).
@@ -175,8 +175,8 @@ def rates_section(slopes, errors, reference, settings, *, scale):
         " values, one cell per value. Continuous S: uniform on [0, 1]^d, dyadic partition with"
         f" ℓ = ⌈{settings['continuous']['cells_scale']:g}·n^(1/(2(d+1)))⌉ cells per axis"
         " (Prop. 6's schedule), error integrated by the midpoint rule on a grid aligned with"
-        " the cells. Table: `results/tables/oblivious_rates.csv`; figure:"
-        " `results/figures/oblivious_rates.png`."
+        " the cells. Table: `tables/oblivious_rates.csv`; figure:"
+        " `figures/oblivious_rates.png`."
     )
     body = [
         "### Log-log slopes beside the theory",
@@ -260,7 +260,7 @@ def projection_section(table, runs, reference, settings, *, scale):
     Parameters
     ----------
     table : pandas.DataFrame
-        ``results/tables/projection.csv`` (:func:`krepro.experiments.projection.aggregate`).
+        ``tables/projection.csv`` (:func:`krepro.experiments.projection.aggregate`).
     runs : pandas.DataFrame
         ``results/projection/projection.csv``, one row per (γ, repetition).
     reference : mapping
@@ -364,8 +364,8 @@ def projection_section(table, runs, reference, settings, *, scale):
         f" {settings['n_refine']} pattern-search refinements (App. E.3: f(x) = k(x, x) −"
         " 2⟨Z, φ(x)⟩ is Hölder continuous). Dependence: distance correlation (RKHS distances for"
         f" Z); e_β (eq. (14), no ½) of SVM predictions of 1{{Y > median}} against S in"
-        f" {settings['beta_bins']} equal bins. Table: `results/tables/projection.csv`; figure:"
-        " `results/figures/oblivious_projection.png`."
+        f" {settings['beta_bins']} equal bins. Table: `tables/projection.csv`; figure:"
+        " `figures/oblivious_projection.png`."
     )
     independent = table.loc[table["dcor_X_mean"].idxmin()]
     note = (

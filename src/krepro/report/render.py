@@ -181,6 +181,9 @@ def provenance_markdown(provenance: Mapping) -> str:
             f" resolved config SHA-256 `{provenance['config_sha256']}`",
             f"- date: {provenance['date']}; CPUs: {provenance['cpu_count']}",
             f"- versions: {versions}",
+            "- paths of figures and tables (`figures/…`, `tables/…`) are relative to the"
+            " run's results directory (`results/`, `results/paper/`) and to a snapshot"
+            " (`snapshots/paper/`)",
         ]
     )
 

@@ -278,7 +278,7 @@ def students_section(table, runs, reference, *, primary_reading, c_selections, s
             else " The authors' test-set choice of C (a labelled non-protocol reading) runs at"
             " the paper scale (`config/paper.yaml`)."
         )
-        + " Fig. 3 (`results/figures/oblivious_fig3.png`) draws every reading, one row each,"
+        + " Fig. 3 (`figures/oblivious_fig3.png`) draws every reading, one row each,"
         " primary first."
     )
     shown = table.copy()
