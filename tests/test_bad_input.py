@@ -330,6 +330,8 @@ BAD_PARAMETERS = [
     (FERMClassifier, "C", 0.0),
     (FERMClassifier, "epsilon", -1.0),
     (FERMClassifier, "kernel", "sigmoid"),
+    (FERMClassifier, "formulation", "primal"),
+    (FERMClassifier, "tol", 0.0),
     (LinearFERM, "C", -1.0),
     (LinearFERM, "selection", "first"),
     (ConditionalMeanEmbedding, "gamma", 0.0),

@@ -19,39 +19,50 @@ def _data(n=240, seed=0):
     return X, y, s
 
 
-@parametrize_with_checks([FERMClassifier(), FERMClassifier(kernel="linear"), LinearFERM()])
+@parametrize_with_checks(
+    [
+        FERMClassifier(),
+        FERMClassifier(kernel="linear"),
+        FERMClassifier(formulation="donini"),
+        LinearFERM(),
+    ]
+)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
 
 
+@pytest.mark.parametrize("formulation", ["exact", "donini"])
 @pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
 @pytest.mark.parametrize("how", ["no_groups", "inactive_epsilon"])
-def test_single_group_or_inactive_constraint_equals_svc(kernel, how):
-    # With one group (or ε above the SVM's own gap) the QP is the SVM dual: the decision
+def test_single_group_or_inactive_constraint_equals_svc(kernel, how, formulation):
+    # With one group (or ε above the SVM's own gap) both duals are the SVM dual: the decision
     # function must equal libsvm's. Tolerance: libsvm at tol 1e-10 vs the interior-point
     # solution (~1e-8 on α), amplified by the kernel sums → 1e-4 on O(1) scores.
     X, y, s = _data()
     svc = SVC(kernel=kernel, C=1.0, gamma=0.5, tol=1e-10).fit(X, y)
+    params = {"kernel": kernel, "C": 1.0, "gamma": 0.5, "formulation": formulation, "tol": 1e-10}
     if how == "no_groups":
-        ferm = FERMClassifier(kernel=kernel, C=1.0, gamma=0.5).fit(X, y)
+        ferm = FERMClassifier(**params).fit(X, y)
     else:
         gap = abs(equal_opportunity_gap(svc.decision_function(X), y, s))
-        ferm = FERMClassifier(kernel=kernel, C=1.0, gamma=0.5, epsilon=2 * gap + 1.0)
+        ferm = FERMClassifier(epsilon=2 * gap + 1.0, **params)
         ferm.fit(X, y, sensitive_features=s)
+        assert ferm.direction_coef_ == 0.0
     np.testing.assert_allclose(ferm.decision_function(X), svc.decision_function(X), atol=1e-4)
     np.testing.assert_array_equal(ferm.predict(X), svc.predict(X))
     assert set(ferm.support_) == set(svc.support_)
 
 
+@pytest.mark.parametrize("formulation", ["exact", "donini"])
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])
 @pytest.mark.parametrize("epsilon", [0.0, 0.02, 0.1])
-def test_constraint_holds_on_training_set(kernel, epsilon):
+def test_constraint_holds_on_training_set(kernel, epsilon, formulation):
     X, y, s = _data(seed=1)
     svc_gap = abs(
         equal_opportunity_gap(SVC(kernel=kernel, gamma=0.5).fit(X, y).decision_function(X), y, s)
     )
     assert svc_gap > 0.15  # the constraint is active for every ε: the SVM violates it
-    ferm = FERMClassifier(kernel=kernel, C=1.0, gamma=0.5, epsilon=epsilon)
+    ferm = FERMClassifier(kernel=kernel, C=1.0, gamma=0.5, epsilon=epsilon, formulation=formulation)
     ferm.fit(X, y, sensitive_features=s)
     gap = equal_opportunity_gap(ferm.decision_function(X), y, s)
     assert abs(gap) <= epsilon + 1e-6
@@ -60,14 +71,15 @@ def test_constraint_holds_on_training_set(kernel, epsilon):
         assert abs(gap) == pytest.approx(epsilon, abs=1e-5)  # active: on the boundary
 
 
-def test_reference_intercept_averages_all_support_vectors():
+@pytest.mark.parametrize("formulation", ["exact", "donini"])
+def test_reference_intercept_averages_all_support_vectors(formulation):
     X, y, s = _data(seed=2)
-    ref = FERMClassifier(C=1.0, gamma=0.5, intercept="all_support").fit(X, y, sensitive_features=s)
+    ref = FERMClassifier(C=1.0, gamma=0.5, intercept="all_support", formulation=formulation)
+    ref.fit(X, y, sensitive_features=s)
     K = gram(X, X[ref.support_], "rbf", gamma=0.5)
     f0 = K @ ref.dual_coef_[0]
-    assert ref.intercept_[0] == pytest.approx(
-        np.mean(np.where(y[ref.support_] > 0, 1, -1) - f0[ref.support_])
-    )
+    svs = ref.alpha_ > ref.sv_tol * ref.C  # support vectors: α > 0 (not the expansion rows)
+    assert ref.intercept_[0] == pytest.approx(np.mean(np.where(y[svs] > 0, 1, -1) - f0[svs]))
 
 
 def test_qp_matches_cvxopt_reference_formulation():
@@ -162,6 +174,8 @@ def test_errors_name_the_problem():
         FERMClassifier(epsilon=-1).fit(X, y)
     with pytest.raises(ValueError, match="intercept"):
         FERMClassifier(intercept="mean").fit(X, y)
+    with pytest.raises(ValueError, match="formulation"):
+        FERMClassifier(formulation="primal").fit(X, y)
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])

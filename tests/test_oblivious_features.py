@@ -185,7 +185,8 @@ def test_ferm_features_versus_kernel_ferm_qp():
     """
     X, y, s, X_test = _ferm_data()
     gamma, C = 0.5, 1.0
-    qp = FERMClassifier(kernel="rbf", gamma=gamma, C=C).fit(X, y, sensitive_features=s)
+    qp = FERMClassifier(kernel="rbf", gamma=gamma, C=C, formulation="donini")
+    qp.fit(X, y, sensitive_features=s)
     ferm = FERMFeatures(gamma=gamma, n_components=len(X), random_state=0)
     F = ferm.fit_transform(X, y, sensitive_features=s)
     svm = SVC(kernel="linear", C=C, tol=1e-8).fit(F, y)

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from krepro.experiments.adult import METHODS as ADULT_METHODS
-from krepro.report.fairness import adult_table1, adult_verdicts
+from krepro.report.fairness import adult_section, adult_table1, adult_verdicts
 from krepro.report.students import students_verdicts
 from krepro.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
 
@@ -240,3 +240,24 @@ def test_adult_tied_deo_is_partly_reproduced():
     rows = {**PAPER_ROWS, "svm_linear": (0.20, PAPER_ROWS["ferm_linear"][1] + 0.005, 0.06)}
     claim = _by_claim(_adult(adult_runs({"paper": rows})))["ferm_lowest_deo_linear"]
     assert claim.verdict == PARTLY
+
+
+def test_adult_exact_ferm_row_has_no_verdict_and_changes_none():
+    """The FERM exact rows (no paper value) are listed beyond Table 1; every verdict stays
+    what it is without them, even when the exact row would beat every DEO."""
+    extra = {"ferm_rbf_exact": (0.17, 0.0, 0.15), "ferm_linear_exact": (0.20, 0.0, 0.06)}
+    without = _adult(adult_runs({"paper": PAPER_ROWS}))
+    runs = adult_runs({"paper": {**PAPER_ROWS, **extra}})
+    with_exact = _adult(runs)
+    assert [(v.claim_id, v.verdict, v.detail) for v in with_exact] == [
+        (v.claim_id, v.verdict, v.detail) for v in without
+    ]
+    table = adult_table1(runs)
+    exact = table.set_index("method").loc["ferm_rbf_exact"]
+    assert exact["algorithm"] == "FERM exact (RBF)"
+    assert exact["relative_beta_percent"] == pytest.approx(100 * 0.15 / PAPER_ROWS["svm_rbf"][2])
+    section = adult_section(
+        table, REFERENCE["adult"], primary_protocol="reference", primary_grid="paper", scale="test"
+    )
+    beyond = section.body.split("### Methods beyond Table 1")[1]
+    assert "FERM exact (RBF)" in beyond and "FERM exact (Linear kernel)" in beyond

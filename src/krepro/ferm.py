@@ -11,9 +11,13 @@ FERM relaxes it to the linear loss: the mean decision value over the positives o
 and adds it to the SVM (the constraint discussed in §6.5 of Grünewälder & Khaleghi 2021,
 their eq. (12)). Two estimators:
 
-:class:`FERMClassifier` (kernel FERM)
-    The SVM dual with the fairness row of Donini et al. (their eq. (14)): with
-    :math:`f(x) = \sum_j \alpha_j y_j k(x_j, x) + b` and
+:class:`FERMClassifier` (kernel FERM), two formulations of the same constraint
+    ``formulation="exact"`` (default) solves the Lagrangian dual of the constrained SVM
+    primal, :math:`\min \tfrac12\lVert w\rVert^2 + C\sum_i \max(0, 1 - y_i f(x_i))` s.t.
+    :math:`|\langle w, u\rangle| \le \varepsilon` (:mod:`krepro.ferm_exact`; for ε = 0 the SVM
+    dual on the projected kernel :math:`K - \tau\tau^\top/\lVert u\rVert^2`, solved by
+    libsvm). ``formulation="donini"`` is Donini et al.'s eq. (14), the plain SVM dual with
+    the fairness row added: with :math:`f(x) = \sum_j \alpha_j y_j k(x_j, x) + b` and
     :math:`\tau_j = \mathrm{mean}_{i\in A_1} k(x_i, x_j) - \mathrm{mean}_{i\in A_0} k(x_i, x_j)`,
 
     .. math::
@@ -22,9 +26,11 @@ their eq. (12)). Two estimators:
         \quad\text{s.t.}\quad 0\le\alpha\le C,\quad y^\top\alpha = 0,\quad
         \Bigl|\sum_j \alpha_j y_j \tau_j\Bigr| \le \varepsilon .
 
+    This restricts the true dual (the constraint's multiplier is missing), so its primal
+    objective is never lower than the exact one; it is what the paper's Table 1 ran.
     ``epsilon=0`` (the reference's choice) is an equality row. The dense QP is solved by
     PIQP's dense interior-point backend through :mod:`qpsolvers` (``benchmarks/ferm.py``
-    compares it with the reference's cvxopt formulation).
+    compares it with the reference's cvxopt formulation and the exact formulation).
 :class:`LinearFERM`
     The closed form for the linear kernel: with
     :math:`u = \mathrm{mean}(x\,|\,y=+1, s=s_{\min}) - \mathrm{mean}(x\,|\,y=+1, s=s_{\max})`
@@ -45,19 +51,20 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-import qpsolvers
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from krepro.ferm_dual import solve_exact_dual, solve_ferm_dual, svm_intercept
 from krepro.kernels import gram, kernel_params
 from krepro.validation import encode_labels
 
 __all__ = ["FERMClassifier", "LinearFERM", "equal_opportunity_gap", "solve_ferm_dual"]
 
 INTERCEPTS = ("free", "all_support")
+FORMULATIONS = ("exact", "donini")
 SELECTIONS = ("argmax_abs", "argmax")
 
 
@@ -128,73 +135,6 @@ def equal_opportunity_gap(decision, y_true, sensitive_features, pos_label=1):
     return float(decision[positives & (s == high)].mean() - decision[positives & (s == low)].mean())
 
 
-def solve_ferm_dual(K, y_signed, C, fairness_row=None, epsilon=0.0, solver="piqp", **options):
-    r"""Solve the (fair) SVM dual; return α.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        Kernel matrix.
-    y_signed : ndarray of shape (n,)
-        Labels in {−1, +1}.
-    C : float
-        Box bound.
-    fairness_row : ndarray of shape (n,), default=None
-        :math:`y\circ\tau`; ``None`` solves the plain SVM dual.
-    epsilon : float, default=0
-        Bound on ``|fairness_row @ α|``; 0 gives an equality row.
-    solver : str, default="piqp"
-        Any :mod:`qpsolvers` solver; PIQP and ProxQP use their dense backends.
-    **options
-        Passed to the solver.
-    """
-    n = len(y_signed)
-    P = np.outer(y_signed, y_signed) * K
-    q = -np.ones(n)
-    A, b, G, h = y_signed[None, :], np.zeros(1), None, None
-    if fairness_row is not None:
-        if epsilon == 0:
-            A, b = np.vstack([A, fairness_row]), np.zeros(2)
-        else:
-            G, h = np.vstack([fairness_row, -fairness_row]), np.full(2, float(epsilon))
-    if solver in ("piqp", "proxqp"):
-        options = {"backend": "dense", **options}
-    alpha = qpsolvers.solve_qp(
-        P,
-        q,
-        G=G,
-        h=h,
-        A=A,
-        b=b,
-        lb=np.zeros(n),
-        ub=np.full(n, float(C)),
-        solver=solver,
-        **options,
-    )
-    if alpha is None:
-        raise RuntimeError(f"QP solver {solver!r} found no solution (n = {n}, C = {C}).")
-    return np.clip(alpha, 0.0, C)
-
-
-def _intercept(alpha, y_signed, f0, C, mode, sv_tol):
-    """Intercept from the KKT conditions (``free``) or the reference's mean over all SVs."""
-    support = alpha > sv_tol * C
-    if mode == "all_support":
-        return float(np.mean(y_signed[support] - f0[support])) if support.any() else 0.0
-    free = support & (alpha < C * (1 - sv_tol))
-    if free.any():
-        return float(np.mean(y_signed[free] - f0[free]))
-    # No free SV: midpoint of the interval the KKT conditions allow (as libsvm does).
-    at_zero, at_c = ~support, ~(alpha < C * (1 - sv_tol))
-    lower = np.r_[1 - f0[at_zero & (y_signed > 0)], -1 - f0[at_c & (y_signed < 0)]]
-    upper = np.r_[-1 - f0[at_zero & (y_signed < 0)], 1 - f0[at_c & (y_signed > 0)]]
-    lo = lower.max() if lower.size else -np.inf
-    hi = upper.min() if upper.size else np.inf
-    if np.isfinite(lo) and np.isfinite(hi):
-        return float(0.5 * (lo + hi))
-    return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
-
-
 class _BinaryClassifierMixin(ClassifierMixin):
     """``predict`` from the sign of ``decision_function``; binary problems only."""
 
@@ -233,19 +173,37 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         (:math:`0<\alpha_i<C`, the KKT conditions; libsvm's rule); ``"all_support"`` averages
         it over all support vectors including bound ones, as the FERM reference does.
     solver : str, default="piqp"
-        :mod:`qpsolvers` backend.
+        :mod:`qpsolvers` backend of the ``"donini"`` QP (and of the exact dual with an
+        active ε > 0 constraint).
     sv_tol : float, default=1e-6
         α below ``sv_tol * C`` is zero; above ``(1 - sv_tol) * C`` it is at the bound.
+    formulation : {"exact", "donini"}, default="exact"
+        ``"exact"``: the Lagrangian dual of the constrained SVM primal
+        (:mod:`krepro.ferm_exact`; ε = 0: libsvm on the projected kernel
+        :math:`K - \tau\tau^\top/\lVert u\rVert^2`). ``"donini"``: Donini et al.'s eq. (14),
+        the SVM dual with the fairness row (a restriction of the exact dual; the paper's
+        Table 1).
+    tol : float, default=1e-3
+        libsvm's stopping tolerance (``"exact"`` formulation; as :class:`~sklearn.svm.SVC`).
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
         ``classes_[1]`` is the positive class (y = +1 of the constraint).
     support_ : ndarray of shape (n_SV,)
+        Training rows of the kernel expansion of the decision function.
     support_vectors_ : ndarray of shape (n_SV, n_features)
     dual_coef_ : ndarray of shape (1, n_SV)
-        :math:`\alpha_i y_i` of the support vectors (as in ``SVC``).
+        Coefficients :math:`\beta_i` of :math:`f(x) = \sum_i \beta_i k(x_i, x) + b` (as in
+        ``SVC``): :math:`\alpha_i y_i` for ``"donini"``; :math:`\alpha_i y_i - \mu v_i` for
+        ``"exact"``, where :math:`-\mu u` with :math:`u = \sum_i v_i \varphi(x_i)` spreads over
+        the positives of both groups (so they are in ``support_`` too).
     intercept_ : ndarray of shape (1,)
+    alpha_ : ndarray of shape (n_samples,)
+        Dual variables :math:`\alpha` of the margin constraints.
+    direction_coef_ : float
+        :math:`\mu`, the multiplier of the fairness constraint (0 for ``"donini"``, without a
+        constraint, or when it is inactive).
     fairness_gap_ : float or None
         Mean decision value over the training positives of the higher sensitive value minus
         that of the lower one; ``|fairness_gap_| <= epsilon`` up to solver tolerance. None
@@ -253,7 +211,13 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
     gamma_ : float
         Kernel scale used (``gamma`` resolved as ``SVC`` does).
     objective_ : float
-        Dual objective :math:`\tfrac12\alpha^\top Q\alpha - 1^\top\alpha` at the solution.
+        Dual objective in minimisation form at the solution: ``"donini"``
+        :math:`\tfrac12\alpha^\top Q\alpha - 1^\top\alpha`; ``"exact"``
+        :math:`\tfrac12\lVert w\rVert^2 - 1^\top\alpha + \varepsilon|\mu|` (at convergence
+        minus ``primal_objective_``).
+    primal_objective_ : float
+        :math:`\tfrac12\lVert w\rVert^2 + C\sum_i \max(0, 1 - y_i f(x_i))` on the training set,
+        comparable across formulations (both satisfy the constraint).
     n_features_in_ : int
 
     References
@@ -269,7 +233,7 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
     >>> s = rng.integers(0, 2, 200); X = rng.normal(size=(200, 2)) + s[:, None]
     >>> y = (X[:, 0] + 0.3 * rng.normal(size=200) > 0.5).astype(int)
     >>> clf = FERMClassifier(kernel="rbf", C=1.0, gamma=0.5).fit(X, y, sensitive_features=s)
-    >>> abs(clf.fairness_gap_) < 1e-6
+    >>> abs(clf.fairness_gap_) < 1e-10
     True
     """
 
@@ -284,6 +248,8 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         intercept="free",
         solver="piqp",
         sv_tol=1e-6,
+        formulation="exact",
+        tol=1e-3,
     ):
         self.kernel = kernel
         self.C = C
@@ -294,6 +260,8 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         self.intercept = intercept
         self.solver = solver
         self.sv_tol = sv_tol
+        self.formulation = formulation
+        self.tol = tol
 
     _parameter_constraints: ClassVar[dict] = {
         "kernel": [StrOptions({"rbf", "linear", "poly"})],
@@ -305,6 +273,8 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         "intercept": [StrOptions(set(INTERCEPTS))],
         "solver": [str],
         "sv_tol": [Interval(Real, 0, 1, closed="left")],
+        "formulation": [StrOptions(set(FORMULATIONS))],
+        "tol": [Interval(Real, 0, None, closed="neither")],
     }
 
     def _kernel(self, X, Y=None):
@@ -319,9 +289,22 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
             return 1.0 / X.shape[1]
         return float(self.gamma)
 
+    def _solve_donini(self, K, y_signed, groups):
+        """Eq. (14): α, the training decision values without b, the dual objective."""
+        fairness_row = None
+        if groups is not None:
+            low, high = groups
+            tau = K[high].mean(axis=0) - K[low].mean(axis=0)
+            fairness_row = y_signed * tau
+        alpha = solve_ferm_dual(
+            K, y_signed, self.C, fairness_row, self.epsilon, self.solver, overwrite_kernel=True
+        )
+        f0 = y_signed * (K @ alpha)  # K holds yyᵀ∘K now
+        return alpha, f0, float(0.5 * alpha @ (y_signed * f0) - alpha.sum())
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, *, sensitive_features=None):
-        """Solve the fair SVM dual.
+        """Solve the fair SVM dual of the chosen ``formulation``.
 
         Parameters
         ----------
@@ -340,25 +323,39 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         y_signed = _binary_targets(self, y)
         s = _groups(sensitive_features, X.shape[0])
         self.gamma_ = self._resolve_gamma(X)
-        K = self._kernel(X)
+        K = self._kernel(X)  # the only n × n array; both solvers overwrite it
         groups = _positive_groups(y_signed, s)
-        fairness_row = None
-        if groups is not None:
-            low, high = groups
-            tau = K[high].mean(axis=0) - K[low].mean(axis=0)
-            fairness_row = y_signed * tau
-        alpha = solve_ferm_dual(K, y_signed, self.C, fairness_row, self.epsilon, self.solver)
-        f0 = K @ (alpha * y_signed)
-        self.objective_ = float(0.5 * alpha @ (y_signed * f0) - alpha.sum())
-        b = _intercept(alpha, y_signed, f0, self.C, self.intercept, self.sv_tol)
-        support = np.flatnonzero(alpha > self.sv_tol * self.C)
+        v = None if groups is None else groups[1] / groups[1].sum() - groups[0] / groups[0].sum()
+        if self.formulation == "donini":
+            alpha, f0, self.objective_ = self._solve_donini(K, y_signed, groups)
+            mu, weights = 0.0, alpha * y_signed
+            coef = np.where(alpha > self.sv_tol * self.C, weights, 0.0)
+        else:
+            dual = solve_exact_dual(
+                K,
+                y_signed,
+                self.C,
+                v,
+                self.epsilon,
+                tol=self.tol,
+                solver=self.solver,
+                sv_tol=self.sv_tol,
+            )
+            alpha, mu, f0, self.objective_ = dual
+            weights = alpha * y_signed - (0.0 if v is None else mu * v)
+            coef = weights
+        del K
+        b = svm_intercept(alpha, y_signed, f0, self.C, self.intercept, self.sv_tol)
+        self.primal_objective_ = float(
+            0.5 * weights @ f0 + self.C * np.maximum(0.0, 1.0 - y_signed * (f0 + b)).sum()
+        )
+        support = np.flatnonzero(coef)
+        self.alpha_, self.direction_coef_ = alpha, float(mu)
         self.support_ = support
         self.support_vectors_ = X[support]
-        self.dual_coef_ = (alpha * y_signed)[support][None, :]
+        self.dual_coef_ = coef[support][None, :]
         self.intercept_ = np.array([b])
-        self.fairness_gap_ = None
-        if groups is not None:
-            self.fairness_gap_ = float(f0[groups[1]].mean() - f0[groups[0]].mean())
+        self.fairness_gap_ = None if v is None else float(v @ f0)
         return self
 
     def decision_function(self, X):

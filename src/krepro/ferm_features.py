@@ -1,6 +1,6 @@
 r"""FERM on explicit kernel features: a projection, then any linear SVM.
 
-Kernel FERM (Donini et al. 2018, eq. (14); :class:`krepro.ferm.FERMClassifier`) is the SVM
+Kernel FERM (Donini et al. 2018; :class:`krepro.ferm.FERMClassifier`) is the SVM
 with the ε = 0 constraint :math:`\langle w, u\rangle = 0`, where
 
 .. math::
@@ -17,9 +17,10 @@ constraint :math:`\langle w, u\rangle = 0` with the same regulariser :math:`\lVe
 (:class:`krepro.ferm.LinearFERM` instead eliminates one coordinate, which changes the
 regulariser.) With every training point a Nyström landmark, a linear SVM
 (``SVC(kernel="linear")``) on :class:`FERMFeatures` solves this constrained SVM exactly, i.e.
-the SVM on the projected kernel of :func:`ferm_projected_gram`.
+the SVM on the projected kernel of :func:`ferm_projected_gram`, which is what
+``FERMClassifier(formulation="exact")`` solves (:mod:`krepro.ferm_dual`).
 
-This is not quite the QP of Donini et al.'s eq. (14) (:class:`krepro.ferm.FERMClassifier`):
+This is not quite the QP of Donini et al.'s eq. (14) (``FERMClassifier(formulation="donini")``):
 that QP keeps the SVM dual's parametrisation :math:`w = \sum_i \alpha_i y_i \varphi(x_i)` with
 :math:`0 \le \alpha_i \le C` and adds :math:`\langle w, u\rangle = 0` as a row, which is not
 the Lagrangian dual of the constrained primal (the constraint's multiplier adds a multiple of

@@ -13,7 +13,10 @@ precomputed kernel).
 
 Methods (``METHODS``): the SVM (``sklearn.svm.SVC``), linear FERM in closed form
 (:class:`~krepro.ferm.LinearFERM`), kernel FERM (:class:`~krepro.ferm.FERMClassifier`; linear
-and RBF kernels), the oblivious SVM (``SVC(kernel="precomputed")`` on the oblivious Gram of
+and RBF kernels) in the formulation the paper ran, Donini et al.'s eq. (14)
+(``formulation="donini"``), and, beyond the paper, the exact dual of the same constrained
+primal (``formulation="exact"``, ``ferm_rbf_exact``, ``ferm_linear_exact``; never a higher
+primal objective), the oblivious SVM (``SVC(kernel="precomputed")`` on the oblivious Gram of
 :class:`~krepro.oblivious.ObliviousKernel`) and the M-oblivious SVM (SVM on the plain kernel,
 applied to oblivious test features). The paper does not describe its oblivious SVM on Adult;
 this is a reconstruction: S = 1{male}; the first half of the
@@ -33,21 +36,33 @@ from krepro.ferm import FERMClassifier, LinearFERM
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
 from krepro.oblivious import ObliviousKernel
 
-__all__ = ["METHODS", "METHOD_LABELS", "cross_validated_choice", "grid_candidates", "run_method"]
+__all__ = [
+    "FERM_FORMULATIONS",
+    "METHODS",
+    "METHOD_LABELS",
+    "cross_validated_choice",
+    "grid_candidates",
+    "run_method",
+]
 
 # name: (Table-1 row label, kernel, family)
 METHODS = {
     "svm_linear": ("SVM (Linear)", "linear", "svm"),
     "ferm_linear": ("FERM (Linear)", "linear", "linear_ferm"),
     "ferm_linear_qp": ("FERM (Linear kernel, QP)", "linear", "ferm"),
+    "ferm_linear_exact": ("FERM exact (Linear kernel)", "linear", "ferm_exact"),
     "oblivious_linear": ("Oblivious (Linear)", "linear", "oblivious"),
     "m_oblivious_linear": ("M-Oblivious (Linear)", "linear", "m_oblivious"),
     "svm_rbf": ("SVM (RBF)", "rbf", "svm"),
     "ferm_rbf": ("FERM (RBF)", "rbf", "ferm"),
+    "ferm_rbf_exact": ("FERM exact (RBF)", "rbf", "ferm_exact"),
     "oblivious_rbf": ("Oblivious (RBF)", "rbf", "oblivious"),
     "m_oblivious_rbf": ("M-Oblivious (RBF)", "rbf", "m_oblivious"),
 }
 METHOD_LABELS = {name: spec[0] for name, spec in METHODS.items()}
+# FERMClassifier formulation of each kernel-FERM family: the paper's Table 1 ran Donini et
+# al.'s eq. (14); the exact dual of the same primal is an extension.
+FERM_FORMULATIONS = {"ferm": "donini", "ferm_exact": "exact"}
 
 
 def grid_candidates(grid, kernel):
@@ -85,13 +100,14 @@ def _estimator(family, kernel, C, gamma, options):
         C=C,
         gamma=gamma if gamma is not None else "scale",
         intercept=options["ferm_intercept"],
+        formulation=FERM_FORMULATIONS[family],
     )
 
 
 def _feature_method(split, family, kernel, grid, n_folds, options):
     """SVM and FERM: features X (gender included, as in the paper), groups for FERM."""
     X, y, s = split.X_train, split.y_train, split.s_train
-    needs_groups = family in ("linear_ferm", "ferm")
+    needs_groups = family in ("linear_ferm", *FERM_FORMULATIONS)
 
     def fit(candidate, rows):
         estimator = _estimator(family, kernel, *candidate, options)
@@ -174,6 +190,7 @@ def run_method(split, method, *, grid, grid_name, n_folds, options):
         "method": method,
         "label": label,
         "kernel": kernel,
+        "formulation": FERM_FORMULATIONS.get(family),
         "C": choice[0],
         "gamma": choice[1],
         "cv_accuracy": cv_accuracy,

@@ -308,7 +308,7 @@ def _exact_predictions(split, C, gamma):
     out = {}
     out["svm"] = SVC(kernel="rbf", C=C, gamma=gamma).fit(X, y).predict(X_test)
     out["ferm_qp"] = (
-        FERMClassifier(kernel="rbf", C=C, gamma=gamma, intercept="free")
+        FERMClassifier(kernel="rbf", C=C, gamma=gamma, intercept="free", formulation="donini")
         .fit(X, y, sensitive_features=s)
         .predict(X_test)
     )

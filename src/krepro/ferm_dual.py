@@ -1,0 +1,298 @@
+r"""Duals of kernel FERM: Donini et al.'s eq. (14) and the exact Lagrangian dual.
+
+FERM (Donini et al. 2018) adds to the SVM the linear constraint
+:math:`|\langle w, u\rangle| \le \varepsilon` with
+
+.. math::
+
+    u = \frac1{|A_1|}\sum_{i\in A_1}\varphi(x_i) - \frac1{|A_0|}\sum_{i\in A_0}\varphi(x_i)
+      = \sum_i v_i\,\varphi(x_i), \qquad
+    v = \frac{1_{A_1}}{|A_1|} - \frac{1_{A_0}}{|A_0|},
+
+where :math:`A_g` are the positives of group g. Donini et al.'s eq. (14) keeps the plain SVM
+dual, :math:`w = \sum_i \alpha_i y_i \varphi(x_i)` with :math:`0 \le \alpha \le C`, and adds
+the constraint as one more row (:func:`solve_ferm_dual`): a restriction of the true dual.
+The Lagrangian dual of the constrained primal has one
+more multiplier :math:`\mu` for the constraint:
+
+.. math::
+
+    w = \sum_i \alpha_i y_i \varphi(x_i) - \mu u, \qquad
+    \max_{0\le\alpha\le C,\ y^\top\alpha = 0,\ \mu}\;
+    1^\top\alpha - \tfrac12\lVert w\rVert^2 - \varepsilon|\mu| .
+
+With :math:`\tau = Kv` (:math:`\tau_i = \langle\varphi(x_i), u\rangle`) and
+:math:`\lVert u\rVert^2 = v^\top K v`:
+
+* **ε = 0** (the reference's choice). The optimal :math:`\mu = \tau^\top(\alpha\circ y)/
+  \lVert u\rVert^2` makes :math:`w` the projection of :math:`\sum_i\alpha_i y_i\varphi(x_i)`
+  onto :math:`u^\perp`, and the dual is the ordinary SVM dual on the rank-one-corrected kernel
+  :math:`K' = K - \tau\tau^\top/\lVert u\rVert^2` (the Gram matrix of :math:`P\varphi(x)`,
+  :math:`P = I - uu^\top/\lVert u\rVert^2`). It is solved by libsvm
+  (``SVC(kernel="precomputed")``) on K corrected in place: no n × n array besides K, and
+  libsvm reads K through row pointers without copying it.
+* **ε > 0**. If the plain SVM (libsvm on K) satisfies the constraint, it is the solution
+  (μ = 0). Otherwise the constraint is active on the side the SVM violates it,
+  :math:`\langle w, u\rangle = e = \pm\varepsilon` (the objective is convex and the feasible set
+  a slab), so :math:`w = Pw + e\,u/\lVert u\rVert^2`: the SVM on :math:`K'` with the fixed
+  offset :math:`o = e\,\tau/\lVert u\rVert^2` in every decision value, whose dual is the SVM
+  dual with linear term :math:`o\circ y - 1` (a dense QP through :mod:`qpsolvers`; libsvm
+  does not take a linear term).
+
+In both cases :math:`\mu = (\tau^\top(\alpha\circ y) - e)/\lVert u\rVert^2` (e = 0 for ε = 0)
+and :math:`f(x) = \sum_i \beta_i k(x_i, x) + b` with :math:`\beta = \alpha\circ y - \mu v`,
+i.e. :math:`f(x) = \sum_i \alpha_i y_i K'(x_i, x) + e\,\tau(x)/\lVert u\rVert^2 + b`,
+:math:`K'(x_i, x) = k(x_i, x) - \tau_i\tau(x)/\lVert u\rVert^2`
+(:func:`solve_exact_dual`). Every :math:`w` of eq. (14) satisfies the constraint, so the exact
+primal objective is never higher than eq. (14)'s.
+
+References
+----------
+M. Donini, L. Oneto, S. Ben-David, J. Shawe-Taylor, M. Pontil. Empirical Risk Minimization
+Under Fairness Constraints. NeurIPS 2018, eqs. (13)–(14).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import qpsolvers
+from scipy.linalg import blas
+from sklearn.svm import SVC
+
+__all__ = [
+    "ExactDual",
+    "fairness_direction",
+    "project_gram",
+    "solve_exact_dual",
+    "solve_ferm_dual",
+    "svm_intercept",
+]
+
+# ‖u‖² at or below this fraction of the largest kernel diagonal counts as u = 0 (the
+# constraint then holds for every w): round-off of block means of K is ~1e-16 relative.
+_ZERO_DIRECTION = 1e-14
+
+
+class ExactDual(NamedTuple):
+    r"""Solution of the exact FERM dual.
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (n,)
+        Dual variables of the margin constraints, in [0, C].
+    mu : float
+        Multiplier of the fairness constraint (0 when it is inactive or absent).
+    decision : ndarray of shape (n,)
+        :math:`f(x_i) - b = (K\beta)_i` on the training points.
+    objective : float
+        Dual objective in minimisation form, :math:`\tfrac12\lVert w\rVert^2 - 1^\top\alpha
+        + \varepsilon|\mu|` (minus the primal optimum at convergence).
+    """
+
+    alpha: np.ndarray
+    mu: float
+    decision: np.ndarray
+    objective: float
+
+
+def fairness_direction(K, v):
+    r""":math:`\tau = Kv` and :math:`\lVert u\rVert^2 = v^\top K v` (one matrix-vector product).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    v : ndarray of shape (n,)
+        :math:`1_{A_1}/|A_1| - 1_{A_0}/|A_0|`, so that :math:`u = \sum_i v_i\varphi(x_i)`.
+    """
+    tau = K @ v
+    return tau, float(v @ tau)
+
+
+def project_gram(K, tau, norm2):
+    r"""Overwrite K with :math:`K' = K - \tau\tau^\top/\lVert u\rVert^2` and return it.
+
+    A BLAS rank-one update (``dger``) on K's memory: no n × n temporary. With
+    :math:`t = \tau/\lVert u\rVert`, entry (i, j) becomes :math:`K_{ij} - t_i t_j`, so an
+    exactly symmetric K stays exactly symmetric.
+    """
+    if not (K.flags.c_contiguous and K.dtype == np.float64):
+        raise ValueError("project_gram needs a C-contiguous float64 kernel matrix.")
+    t = tau / np.sqrt(norm2)
+    # ttᵀ is symmetric: updating the transpose (the Fortran-ordered view BLAS wants) updates K.
+    updated = blas.dger(-1.0, t, t, a=K.T, overwrite_a=True)
+    if not np.shares_memory(updated, K):  # pragma: no cover - BLAS wrappers always update
+        K[...] = updated.T
+    return K
+
+
+def solve_ferm_dual(
+    K,
+    y_signed,
+    C,
+    fairness_row=None,
+    epsilon=0.0,
+    solver="piqp",
+    *,
+    overwrite_kernel=False,
+    **options,
+):
+    r"""Solve Donini et al.'s eq. (14) (the SVM dual plus the fairness row); return α.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Kernel matrix.
+    y_signed : ndarray of shape (n,)
+        Labels in {−1, +1}.
+    C : float
+        Box bound.
+    fairness_row : ndarray of shape (n,), default=None
+        :math:`y\circ\tau`; ``None`` solves the plain SVM dual.
+    epsilon : float, default=0
+        Bound on ``|fairness_row @ α|``; 0 gives an equality row.
+    solver : str, default="piqp"
+        Any :mod:`qpsolvers` solver; PIQP and ProxQP use their dense backends.
+    overwrite_kernel : bool, default=False
+        Turn K into the QP's Hessian :math:`yy^\top\circ K` in place instead of allocating
+        it (bit for bit the same matrix: y is ±1).
+    **options
+        Passed to the solver.
+    """
+    n = len(y_signed)
+    P = K if overwrite_kernel else K * y_signed[:, None]
+    if overwrite_kernel:
+        P *= y_signed[:, None]
+    P *= y_signed
+    q = -np.ones(n)
+    A, b, G, h = y_signed[None, :], np.zeros(1), None, None
+    if fairness_row is not None:
+        if epsilon == 0:
+            A, b = np.vstack([A, fairness_row]), np.zeros(2)
+        else:
+            G, h = np.vstack([fairness_row, -fairness_row]), np.full(2, float(epsilon))
+    return _box_qp(P, q, A, b, C, solver, G=G, h=h, **options)
+
+
+def svm_intercept(alpha, y_signed, f0, C, mode, sv_tol):
+    """Intercept from the KKT conditions (``free``) or the reference's mean over all SVs."""
+    support = alpha > sv_tol * C
+    if mode == "all_support":
+        return float(np.mean(y_signed[support] - f0[support])) if support.any() else 0.0
+    free = support & (alpha < C * (1 - sv_tol))
+    if free.any():
+        return float(np.mean(y_signed[free] - f0[free]))
+    # No free SV: midpoint of the interval the KKT conditions allow (as libsvm does).
+    at_zero, at_c = ~support, ~(alpha < C * (1 - sv_tol))
+    lower = np.r_[1 - f0[at_zero & (y_signed > 0)], -1 - f0[at_c & (y_signed < 0)]]
+    upper = np.r_[-1 - f0[at_zero & (y_signed < 0)], 1 - f0[at_c & (y_signed > 0)]]
+    lo = lower.max() if lower.size else -np.inf
+    hi = upper.min() if upper.size else np.inf
+    if np.isfinite(lo) and np.isfinite(hi):
+        return float(0.5 * (lo + hi))
+    return float(lo if np.isfinite(lo) else hi if np.isfinite(hi) else 0.0)
+
+
+def _box_qp(P, q, A, b, C, solver, G=None, h=None, **options):
+    """α minimising ½αᵀPα + qᵀα with 0 ≤ α ≤ C, Aα = b, Gα ≤ h (dense qpsolvers backend)."""
+    n = len(q)
+    if solver in ("piqp", "proxqp"):
+        options = {"backend": "dense", **options}
+    alpha = qpsolvers.solve_qp(
+        P,
+        q,
+        G=G,
+        h=h,
+        A=A,
+        b=b,
+        lb=np.zeros(n),
+        ub=np.full(n, float(C)),
+        solver=solver,
+        **options,
+    )
+    if alpha is None:
+        raise RuntimeError(f"QP solver {solver!r} found no solution (n = {n}, C = {C}).")
+    return np.clip(alpha, 0.0, C)
+
+
+def _libsvm_dual(K, y, C, tol, max_iter):
+    """α of the SVM dual on the precomputed kernel K (libsvm; K is not copied)."""
+    svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter).fit(K, y)
+    alpha = np.zeros(len(y))
+    alpha[svc.support_] = np.abs(svc.dual_coef_[0])
+    return alpha
+
+
+def _offset_dual(K, y, C, offset, solver, sv_tol):
+    r"""α of the SVM with fixed decision offsets: dual linear term :math:`o\circ y - 1`.
+
+    Overwrites K with :math:`yy^\top\circ K` and returns it as the second value.
+    """
+    K *= y[:, None]
+    K *= y  # y = ±1: exact
+    alpha = _box_qp(K, offset * y - 1.0, y[None, :], np.zeros(1), C, solver)
+    alpha[alpha <= sv_tol * C] = 0.0
+    return alpha, K
+
+
+def solve_exact_dual(
+    K, y, C, v=None, epsilon=0.0, *, tol=1e-3, max_iter=-1, solver="piqp", sv_tol=1e-6
+):
+    r"""Solve the Lagrangian dual of the FERM primal (module docstring); K is overwritten.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n), C-contiguous float64
+        Training kernel matrix; used as workspace (holds :math:`K'` or
+        :math:`yy^\top\circ K'` afterwards).
+    y : ndarray of shape (n,)
+        Labels in {−1, +1}.
+    C : float
+        Box bound.
+    v : ndarray of shape (n,), default=None
+        :math:`1_{A_1}/|A_1| - 1_{A_0}/|A_0|`; ``None``: no constraint (the plain SVM).
+    epsilon : float, default=0
+        Bound on :math:`|\langle w, u\rangle|`.
+    tol : float, default=1e-3
+        libsvm's stopping tolerance (as :class:`~sklearn.svm.SVC`).
+    max_iter : int, default=-1
+        libsvm's iteration cap (−1: none).
+    solver : str, default="piqp"
+        :mod:`qpsolvers` backend for an active ε > 0 constraint.
+    sv_tol : float, default=1e-6
+        QP solutions: α below ``sv_tol * C`` is set to 0.
+
+    Returns
+    -------
+    ExactDual
+    """
+    y = np.asarray(y, dtype=float)
+    norm2 = 0.0
+    if v is not None:
+        tau, norm2 = fairness_direction(K, v)
+        if norm2 <= _ZERO_DIRECTION * max(float(np.max(np.diagonal(K))), 0.0):
+            v = None  # u = 0: every w satisfies the constraint
+    side = 0.0
+    if v is None or epsilon > 0:
+        alpha = _libsvm_dual(K, y, C, tol, max_iter)
+        decision = K @ (alpha * y)
+        if v is None or abs(v @ decision) <= epsilon:
+            return _solution(alpha, 0.0, decision, 0.0, y)
+        side = float(np.sign(v @ decision)) * epsilon  # active face ⟨w, u⟩ = ±ε
+    project_gram(K, tau, norm2)
+    if side == 0.0:
+        alpha = _libsvm_dual(K, y, C, tol, max_iter)
+        decision = K @ (alpha * y)
+    else:
+        offset = side * tau / norm2
+        alpha, P = _offset_dual(K, y, C, offset, solver, sv_tol)
+        decision = y * (P @ alpha) + offset
+    mu = (tau @ (alpha * y) - side) / norm2
+    return _solution(alpha, mu, decision, epsilon * abs(mu), y, v)
+
+
+def _solution(alpha, mu, decision, penalty, y, v=None):
+    beta = alpha * y if v is None else alpha * y - mu * v
+    objective = 0.5 * float(beta @ decision) - float(alpha.sum()) + penalty
+    return ExactDual(alpha, float(mu), decision, objective)
