@@ -340,37 +340,38 @@ def _scan(contributions, targets, tables, n_columns, out_rows):
     d = len(tables.a)
     n_targets = len(targets)
     key_type = np.min_scalar_type(n_targets)
+    # Per side: flat state indices (component, block) and values in the order of the steps
+    # that add them (step s: left contributions at target s, right ones at T - 1 - s).
     sides = []
     for side, (target, column, values) in enumerate(contributions):
         step = target if side == 0 else n_targets - 1 - target
         order = np.argsort(step.astype(key_type), kind="stable")
-        bounds = np.concatenate([[0], np.cumsum(np.bincount(step, minlength=n_targets))])
-        sides.append((column[order], values[:, order], bounds))
-    # Transitions into target s (left) and out of target T - 1 - s (right), e-basis.
+        flat = np.arange(d)[None, :] * n_columns + column[order, None]
+        bounds = d * np.concatenate([[0], np.cumsum(np.bincount(step, minlength=n_targets))])
+        sides.append((flat.ravel(), values[:, order].T.ravel(), bounds))
+    # Transitions across the gap into target s (e-basis: Phi = e^{-D} sum_k D^k B_k).
     B = np.zeros((d, d, d))
     for r in range(d):
         for s in range(r + 1):
             B[r - s, r, s] = comb(r, s)
     gaps = np.concatenate([[0.0], np.diff(targets)])
-    transitions = np.zeros((n_targets, 2 * d, 2 * d))
-    transitions[:, :d, :d] = np.einsum("ks,kij->sij", _powers(gaps, d - 1, 1.0), B)
-    transitions[1:, d:, d:] = transitions[:0:-1, :d, :d]
-    observe = np.zeros((2, 2 * d))
-    observe[0, :d], observe[1, d:] = tables.a, tables.a
-    state = np.zeros((2 * d, n_columns))
-    out = np.zeros((n_targets, n_columns))
-    seen = np.empty((2, n_columns))
-    (left_columns, left_values, left_bounds), (right_columns, right_values, right_bounds) = sides
+    transitions = np.einsum("ks,kij->sij", _powers(gaps, d - 1, 1.0), B)
+    out = np.empty((n_targets, n_columns))
+    right_part = np.empty((n_targets, n_columns))
+    (left_flat, left_values, left_bounds), (right_flat, right_values, right_bounds) = sides
+    left = np.zeros((d, n_columns))
+    right = np.zeros((d, n_columns))
     for s in range(n_targets):
         if s:
-            state = transitions[s] @ state
+            left = transitions[s] @ left
+            right = transitions[n_targets - s] @ right
         part = slice(left_bounds[s], left_bounds[s + 1])
-        state[:d, left_columns[part]] += left_values[:, part]
+        left.ravel()[left_flat[part]] += left_values[part]
         part = slice(right_bounds[s], right_bounds[s + 1])
-        state[d:, right_columns[part]] += right_values[:, part]
-        np.matmul(observe, state, out=seen)
-        out[out_rows[s]] += seen[0]
-        out[out_rows[n_targets - 1 - s]] += seen[1]
+        right.ravel()[right_flat[part]] += right_values[part]
+        np.matmul(tables.a, left, out=out[out_rows[s]])
+        np.matmul(tables.a, right, out=right_part[out_rows[n_targets - 1 - s]])
+    out += right_part
     return out
 
 
