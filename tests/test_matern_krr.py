@@ -8,7 +8,7 @@ from scipy import linalg
 
 from krepro.distributed import local_predictions_nested
 from krepro.kernels import gram
-from krepro.matern_krr import matern_block_predictions
+from krepro.matern_krr import matern_partition_predictions
 
 
 def dense_predictions(x, y, targets, noise, nu, length_scale):
@@ -45,20 +45,21 @@ def longdouble_predictions(xb, yb, targets, noise, length_scale=1.0):
 @pytest.mark.parametrize("length_scale", [0.05, 1.0])
 def test_equals_dense_solves_for_every_order(nu, length_scale):
     rng = np.random.default_rng(int(10 * nu + 100 * length_scale))
-    targets = np.concatenate([rng.uniform(-0.2, 1.2, size=37), [0.5, 0.5]])  # outside, ties
-    levels, expected = [], []
-    for n_blocks, n, noise in [(3, 40, 1e-3), (5, 9, 1e-5), (2, 1, 0.1), (4, 40, 1e-2)]:
-        x = rng.uniform(size=(n_blocks, n))
-        x[0, : n // 2] = np.round(x[0, : n // 2], 1)  # duplicate points
-        if n > 1:
-            targets = np.append(targets, x[1, 0])  # a target on a data point
-        y = np.sin(6 * x) + rng.normal(size=x.shape)
-        levels.append((x, y, noise))
-    for x, y, noise in levels:
-        expected.append(dense_predictions(x, y, targets, noise, nu, length_scale))
-    got = matern_block_predictions(levels, targets, nu=nu, length_scale=length_scale)
-    for ours, ref in zip(got, expected, strict=True):
-        assert ours.shape == ref.shape
+    n_samples = 360
+    x = rng.uniform(size=n_samples)
+    x[:40] = np.round(x[:40], 1)  # duplicate points
+    y = np.sin(6 * x) + rng.normal(size=n_samples)
+    # Targets outside the data, repeated, and on data points.
+    targets = np.concatenate([rng.uniform(-0.2, 1.2, size=37), [0.5, 0.5], x[[3, 100, 200]]])
+    partitions = [9, 1, 360, 40, 4]  # not nested, one of single points, any order
+    noise = [1e-3, 1e-5, 0.1, 1e-2, 1e-4]
+    got = matern_partition_predictions(
+        x, y, targets, partitions, noise, nu=nu, length_scale=length_scale
+    )
+    for p, sigma2, ours in zip(partitions, noise, got, strict=True):
+        blocks = (x.reshape(p, -1), y.reshape(p, -1))
+        ref = dense_predictions(*blocks, targets, sigma2, nu, length_scale)
+        assert ours.shape == ref.shape == (p, len(targets))
         np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-9 * max(1.0, np.abs(ref).max()))
 
 
@@ -86,13 +87,17 @@ def test_coverage_scale_accuracy_at_least_that_of_dense_cholesky():
         np.testing.assert_allclose(fast[p], dense[p], rtol=0, atol=1e-8 * scale)
 
 
-def test_bad_levels_raise():
-    x = np.zeros((2, 3))
-    with pytest.raises(ValueError, match="shape"):
-        matern_block_predictions([(x, np.zeros((2, 4)), 1.0)], [0.1])
-    with pytest.raises(ValueError, match="noise"):
-        matern_block_predictions([(x, x, 0.0)], [0.1])
+def test_bad_input_raises():
+    x = np.zeros(6)
+    with pytest.raises(ValueError, match="length"):
+        matern_partition_predictions(x, np.zeros(5), [0.1], [2], [1.0])
+    with pytest.raises(ValueError, match="divide"):
+        matern_partition_predictions(x, x, [0.1], [4], [1.0])
+    with pytest.raises(ValueError, match="positive"):
+        matern_partition_predictions(x, x, [0.1], [2], [0.0])
+    with pytest.raises(ValueError, match="one value per"):
+        matern_partition_predictions(x, x, [0.1], [2, 3], [1.0])
     with pytest.raises(ValueError, match="nu"):
-        matern_block_predictions([(x, x, 1.0)], [0.1], nu=2.0)
+        matern_partition_predictions(x, x, [0.1], [2], [1.0], nu=2.0)
     with pytest.raises(ValueError, match="solver"):
         local_predictions_nested(np.arange(4.0), np.arange(4.0), [0.1], [2], 1e-3, solver="lu")

@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from krepro.bands import NestedBands, select_bands
 from krepro.bootstrap import BootstrapBand, bootstrap_band, bootstrap_counts, bootstrap_deviations
 from krepro.kernels import KERNELS, gram, kernel_params, matern_1d
-from krepro.matern_krr import matern_block_predictions
+from krepro.matern_krr import matern_partition_predictions
 
 __all__ = [
     "BootstrapBand",
@@ -311,7 +311,7 @@ def local_predictions_nested(
 
     ``solver="statespace"`` (default): the half-integer Matérn kernel is the covariance of a
     linear state-space model, so every local system is solved and predicted in
-    :math:`O(n + T)` by :func:`krepro.matern_krr.matern_block_predictions`, all blocks of all
+    :math:`O(n + T)` by :func:`krepro.matern_krr.matern_partition_predictions`, all blocks of all
     partitionings at once (as accurate as the dense solve or better, tested).
 
     ``solver="dense"``: the Matérn blocks of the coarsest partition are computed once (upper
@@ -347,8 +347,10 @@ def local_predictions_nested(
     n_samples = len(x)
     partitions = _check_nested_partitions(n_samples, partitions)
     if solver == "statespace":
-        levels = [(x.reshape(p, -1), y.reshape(p, -1), n_samples // p * rho) for p in partitions]
-        predictions = matern_block_predictions(levels, targets, nu=nu, length_scale=length_scale)
+        noise = [n_samples // p * rho for p in partitions]
+        predictions = matern_partition_predictions(
+            x, y, targets, partitions, noise, nu=nu, length_scale=length_scale
+        )
         return dict(zip(partitions, predictions, strict=True))
     if solver != "dense":
         raise ValueError(f"solver must be 'statespace' or 'dense', got {solver!r}.")

@@ -55,12 +55,15 @@ from math import comb, factorial
 
 import numpy as np
 
-from krepro.kernels import _matern_coefficients
+from krepro.kernels import _MATERN_POLYNOMIAL, _matern_coefficients
 
-__all__ = ["matern_block_predictions"]
+__all__ = ["matern_partition_predictions"]
 
 
 # --------------------------------------------------------------------------- tables
+
+# Observation covector c = a of the e-basis, by state dimension.
+_MATERN_OBSERVATION = {len(a): np.array(a) for a in _MATERN_POLYNOMIAL.values()}
 
 
 @dataclass(frozen=True)
@@ -282,95 +285,71 @@ class _Sweeps:
 # --------------------------------------------------------------------------- targets
 
 
-def _contributions(t, alpha, block, targets, degree):
-    r"""Contributions of the points to the sums at the targets (see :func:`_scan`).
+def _scan(t, targets, alphas, columns, n_columns, degree):
+    r"""Predictions at sorted targets of every block of every partition, one loop over targets.
 
-    Point :math:`t_i` enters the left sums :math:`\sum_{t_i \le \tilde t} e(\tilde t -
-    t_i)\alpha_i` at the first target at or right of it, and the right sums
-    :math:`\sum_{t_i > \tilde t} e(t_i - \tilde t)\alpha_i` at the last target left of it;
-    the scans carry them on from there. Points of one block between the same two targets
-    are summed first.
+    The left sums :math:`L(\tilde t) = \sum_{t_i \le \tilde t} e(\tilde t - t_i)\alpha_i` obey
+    :math:`L(\tilde t_s) = \Phi(\tilde t_s - \tilde t_{s-1}) L(\tilde t_{s-1}) + \sum_{\tilde
+    t_{s-1} < t_i \le \tilde t_s} e(\tilde t_s - t_i)\alpha_i`, and the right sums
+    :math:`R(\tilde t) = \sum_{t_i > \tilde t} e(t_i - \tilde t)\alpha_i` the mirror image;
+    the prediction is :math:`c^\top L(\tilde t) + c^\top R(\tilde t)` (e-basis, :math:`c = a`).
+    The transitions are shared by all blocks, so each step is one small matrix product over
+    all of them. The points' offsets :math:`e(\cdot)` to their neighbouring targets do not
+    depend on the partition and are computed once.
 
     Parameters
     ----------
-    t, alpha, block : ndarray of shape (m,)
-        Points, coefficients and stacked block index, block-major and sorted within blocks.
-
-    Returns
-    -------
-    left, right : tuple (target, block, values)
-        Values of shape (degree + 1, k) for ``k`` distinct (block, target) pairs.
-    """
-    n_targets = len(targets)
-    bins = np.searchsorted(targets, t, side="left")  # number of targets left of t_i
-    out = []
-    for left in (True, False):
-        valid = np.flatnonzero(bins < n_targets if left else bins > 0)
-        target = bins[valid] if left else bins[valid] - 1
-        b, t_i = block[valid], t[valid]
-        gap = targets[target] - t_i if left else t_i - targets[target]
-        values = _powers(gap, degree, 1.0)
-        values *= alpha[valid]
-        # Entries are block-major and sorted within blocks: equal (block, target) adjoin.
-        start = np.ones(len(target), dtype=bool)
-        start[1:] = (target[1:] != target[:-1]) | (b[1:] != b[:-1])
-        group = np.cumsum(start) - 1
-        n_groups = int(group[-1]) + 1 if len(group) else 0
-        if n_groups < len(group):
-            values = np.array([np.bincount(group, row, n_groups) for row in values])
-        starts = np.flatnonzero(start)
-        out.append((target[starts], b[starts], values))
-    return out
-
-
-def _scan(contributions, targets, tables, n_columns, out_rows):
-    r"""Predictions at sorted targets from the points' contributions, all blocks at once.
-
-    The left sums :math:`L(\tilde t_s) = \Phi(\tilde t_s - \tilde t_{s-1}) L(\tilde t_{s-1})
-    + (\text{new points})` and the right sums (the mirror image, leftwards) share their
-    transition matrices across blocks, so one loop over the targets updates every block of
-    every level: left and right sums are stacked into one state of ``2 d`` rows. The
-    prediction is :math:`c^\top L(\tilde t) + c^\top R(\tilde t)`.
+    t : ndarray of shape (N,)
+        The (scaled) points, in their original order.
+    targets : ndarray of shape (T,)
+        Sorted scaled targets.
+    alphas : ndarray of shape (L, N)
+        Per partition, the dual coefficient of every point.
+    columns : ndarray of shape (L, N)
+        Per partition, the stacked block index of every point.
 
     Returns
     -------
     predictions : ndarray of shape (T, n_columns)
-        Row ``out_rows[s]`` holds sorted target ``s``.
     """
-    d = len(tables.a)
+    d = degree + 1
     n_targets = len(targets)
-    key_type = np.min_scalar_type(n_targets)
-    # Per side: flat state indices (component, block) and values in the order of the steps
-    # that add them (step s: left contributions at target s, right ones at T - 1 - s).
-    sides = []
-    for side, (target, column, values) in enumerate(contributions):
-        step = target if side == 0 else n_targets - 1 - target
-        order = np.argsort(step.astype(key_type), kind="stable")
-        flat = np.arange(d)[None, :] * n_columns + column[order, None]
-        bounds = d * np.concatenate([[0], np.cumsum(np.bincount(step, minlength=n_targets))])
-        sides.append((flat.ravel(), values[:, order].T.ravel(), bounds))
-    # Transitions across the gap into target s (e-basis: Phi = e^{-D} sum_k D^k B_k).
+    bins = np.searchsorted(targets, t, side="left")  # number of targets left of t_i
+    by_bin = np.argsort(bins.astype(np.min_scalar_type(n_targets)), kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(bins, minlength=n_targets + 1))])
+    bins, t_bin = bins[by_bin], t[by_bin]
+    # Offsets to the first target at or right of the point and to the last one left of it.
+    left_gap = targets[np.minimum(bins, n_targets - 1)] - t_bin
+    right_gap = t_bin - targets[np.maximum(bins - 1, 0)]
+    left_offsets = _powers(np.maximum(left_gap, 0.0), degree, 1.0)  # (d, N)
+    right_offsets = _powers(np.maximum(right_gap, 0.0), degree, 1.0)
+    # (point, partition, component) arrays in target order: flat state index and values.
+    weights = alphas[:, by_bin].T  # (N, L)
+    index = columns[:, by_bin].T[:, :, None] + (np.arange(d) * n_columns)[None, None, :]
+    left_values = weights[:, :, None] * left_offsets.T[:, None, :]
+    right_values = weights[:, :, None] * right_offsets.T[:, None, :]
     B = np.zeros((d, d, d))
     for r in range(d):
         for s in range(r + 1):
             B[r - s, r, s] = comb(r, s)
     gaps = np.concatenate([[0.0], np.diff(targets)])
-    transitions = np.einsum("ks,kij->sij", _powers(gaps, d - 1, 1.0), B)
+    transitions = np.einsum("ks,kij->sij", _powers(gaps, degree, 1.0), B)  # into target s
+    c = _MATERN_OBSERVATION[d]
     out = np.empty((n_targets, n_columns))
     right_part = np.empty((n_targets, n_columns))
-    (left_flat, left_values, left_bounds), (right_flat, right_values, right_bounds) = sides
     left = np.zeros((d, n_columns))
     right = np.zeros((d, n_columns))
     for s in range(n_targets):
+        r = n_targets - 1 - s  # the right sums run leftwards
         if s:
             left = transitions[s] @ left
-            right = transitions[n_targets - s] @ right
-        part = slice(left_bounds[s], left_bounds[s + 1])
-        left.ravel()[left_flat[part]] += left_values[part]
-        part = slice(right_bounds[s], right_bounds[s + 1])
-        right.ravel()[right_flat[part]] += right_values[part]
-        np.matmul(tables.a, left, out=out[out_rows[s]])
-        np.matmul(tables.a, right, out=right_part[out_rows[n_targets - 1 - s]])
+            right = transitions[r + 1] @ right
+        part = slice(bounds[s], bounds[s + 1])  # points between targets s - 1 and s
+        np.add.at(left.ravel(), index[part].ravel(), left_values[part].ravel())
+        part = slice(bounds[r + 1], bounds[r + 2])  # points between targets r and r + 1
+        np.add.at(right.ravel(), index[part].ravel(), right_values[part].ravel())
+        np.matmul(c, left, out=out[s])
+        np.matmul(c, right, out=right_part[r])
     out += right_part
     return out
 
@@ -378,65 +357,81 @@ def _scan(contributions, targets, tables, n_columns, out_rows):
 # --------------------------------------------------------------------------- public
 
 
-def matern_block_predictions(levels, x_targets, *, nu=3.5, length_scale=1.0):
-    r"""Local KRR predictions of many equal-size blocks of 1-D data, Matérn kernel, O(n).
+def matern_partition_predictions(x, y, x_targets, partitions, noise, *, nu=3.5, length_scale=1.0):
+    r"""Local KRR predictions of several partitionings of one 1-D sample, Matérn kernel, O(n).
 
-    For every level ``(x, y, noise)`` with ``x`` and ``y`` of shape ``(P, n)`` (``P`` blocks of
-    ``n`` points, any order within a block) and every block :math:`p`: solve
-    :math:`(K_p + \sigma^2 I)\alpha_p = y_p` with :math:`K_p` the Matérn kernel matrix of the
-    block and :math:`\sigma^2` = ``noise``, and predict :math:`\hat f_p(\tilde x) =
-    k(\tilde x, X_p)\alpha_p` at the targets — eq. (14) of arXiv:2105.11425 with
-    :math:`\sigma^2 = n\rho` — in :math:`O(n + T)` per block (module docstring).
+    For every ``P`` in ``partitions`` the sample is split into ``P`` blocks of ``N / P``
+    consecutive points; every block :math:`p` solves :math:`(K_p + \sigma^2_P I)\alpha_p =
+    y_p` with :math:`K_p` the Matérn kernel matrix of the block, and predicts
+    :math:`\hat f_p(\tilde x) = k(\tilde x, X_p)\alpha_p` at the targets — eq. (14) of
+    arXiv:2105.11425 with :math:`\sigma^2_P = n\rho` — in :math:`O(n + T)` per block (module
+    docstring).
 
     Parameters
     ----------
-    levels : sequence of (x, y, noise)
-        ``x``, ``y``: float arrays of shape ``(P, n)``; ``noise``: positive float.
+    x, y : array-like of shape (N,)
     x_targets : array-like of shape (T,)
+    partitions : sequence of int
+        Numbers of blocks; each divides ``N``.
+    noise : sequence of float
+        The diagonal load :math:`\sigma^2_P > 0` of each partitioning.
     nu : {0.5, 1.5, 2.5, 3.5}, default=3.5
     length_scale : float, default=1.0
 
     Returns
     -------
     predictions : list of ndarray of shape (P, T)
-        One per level, in the order given (views of one array).
+        One per partitioning, in the order given (views of one array).
     """
     coefficients, scale = _matern_coefficients(nu, length_scale)
     tables = _tables(tuple(coefficients))
     d = len(tables.a)
+    x = np.asarray(x, dtype=float).ravel() * scale
+    y = np.asarray(y, dtype=float).ravel()
     targets = np.asarray(x_targets, dtype=float).ravel() * scale
+    n_samples = len(x)
+    if len(y) != n_samples:
+        raise ValueError(f"x and y differ in length: {n_samples} and {len(y)}.")
+    partitions = [int(p) for p in partitions]
+    noise = [float(v) for v in noise]
+    if len(noise) != len(partitions):
+        raise ValueError("noise needs one value per partitioning.")
+    for p, sigma2 in zip(partitions, noise, strict=True):
+        if p < 1 or n_samples % p:
+            raise ValueError(f"Every P must divide N = {n_samples}; got P = {p}.")
+        if not sigma2 > 0:
+            raise ValueError(f"noise must be positive, got {sigma2!r}.")
     target_order = np.argsort(targets, kind="stable")
-    targets_sorted = targets[target_order]
-    prepared = []
-    for x, y, noise in levels:
-        x = np.asarray(x, dtype=float) * scale
-        y = np.asarray(y, dtype=float)
-        if x.ndim != 2 or x.shape != y.shape or x.shape[1] < 1:
-            raise ValueError(f"x and y of a level must have one shape (P, n), got {x.shape}.")
-        if not noise > 0:
-            raise ValueError(f"noise must be positive, got {noise!r}.")
-        order = np.argsort(x, axis=1)
-        prepared.append((np.take_along_axis(x, order, 1), np.take_along_axis(y, order, 1), noise))
-    by_size = sorted(range(len(prepared)), key=lambda i: -prepared[i][0].shape[1])
-    sizes = tuple(prepared[i][0].shape[1] for i in by_size)
-    counts = tuple(prepared[i][0].shape[0] for i in by_size)
+    by_size = sorted(range(len(partitions)), key=lambda i: partitions[i])
+    counts = tuple(partitions[i] for i in by_size)
+    sizes = tuple(n_samples // p for p in counts)
     layout = _layout(sizes, counts)
     t = np.empty(layout.total)
     rhs = np.empty(layout.total)
-    noise = np.empty(layout.total)
+    diagonal_load = np.empty(layout.total)
+    orders = []
     for level, i in enumerate(by_size):
-        t_sorted, y_sorted, sigma2 = prepared[i]
+        blocks = x.reshape(counts[level], sizes[level])
+        order = np.argsort(blocks, axis=1)
         index = layout.index[level]
-        t[index], rhs[index], noise[index] = t_sorted, y_sorted, sigma2
-    sweeps = _Sweeps(tables, layout, t, noise)
+        t[index] = np.take_along_axis(blocks, order, 1)
+        rhs[index] = np.take_along_axis(y.reshape(blocks.shape), order, 1)
+        diagonal_load[index] = noise[i]
+        orders.append(order + (np.arange(counts[level]) * sizes[level])[:, None])
+    sweeps = _Sweeps(tables, layout, t, diagonal_load)
     D, W, z = sweeps.factor_forward(rhs)
     alpha = sweeps.substitute_backward(D, W, z)
+    # Per partitioning: coefficient and stacked block of every point in its original order.
     column_start = np.concatenate([[0], np.cumsum(counts)])
-    flat = np.concatenate([layout.index[level].ravel() for level in range(len(by_size))])
-    block = np.repeat(np.arange(column_start[-1]), np.repeat(sizes, counts))
-    contributions = _contributions(t[flat], alpha[flat], block, targets_sorted, d - 1)
-    predictions = _scan(contributions, targets_sorted, tables, int(column_start[-1]), target_order)
-    results = [None] * len(prepared)
+    alphas = np.empty((len(counts), n_samples))
+    columns = np.empty((len(counts), n_samples), dtype=np.int64)
+    for level in range(len(counts)):
+        alphas[level, orders[level]] = alpha[layout.index[level]]
+        columns[level] = column_start[level] + np.arange(n_samples) // sizes[level]
+    scanned = _scan(x, targets[target_order], alphas, columns, int(column_start[-1]), d - 1)
+    predictions = np.empty_like(scanned)
+    predictions[target_order] = scanned
+    results = [None] * len(partitions)
     for level, i in enumerate(by_size):
         results[i] = predictions[:, column_start[level] : column_start[level + 1]].T
     return results
