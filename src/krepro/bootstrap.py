@@ -21,7 +21,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
+from scipy import linalg, sparse
 
 from krepro.bands import check_level, select_bands
 from krepro.seeding import as_generator
@@ -134,7 +134,8 @@ def _low_rank(centred, tolerance):
     if k_max < 8:
         return None
     omega = _test_matrix(n_cols, k_max)
-    basis, _ = np.linalg.qr(centred @ omega)
+    # SciPy's economic QR: the same LAPACK result as np.linalg.qr, less overhead.
+    basis, _ = linalg.qr(centred @ omega, mode="economic", overwrite_a=True, check_finite=False)
     coefficients = basis.T @ centred
     # Energy left beyond each prefix rank, per column (tail sums: no cancellation); the
     # chosen rank is then checked directly.
@@ -220,12 +221,16 @@ def bootstrap_deviations(
         stop = min(start + _COUNT_CHUNK, n_resamples)
         draws = _draw_partitions(rng, stop - start, n_partitions)
         row_starts = row_starts.astype(draws.dtype, copy=False)
+        product = np.empty((left_t.shape[0], stop - start), dtype=dtype)
         for first in range(start, stop, block):
             last = min(first + block, stop)
             part = draws[(first - start) * n_partitions : (last - start) * n_partitions]
             counts = _count(part, n_partitions, dtype, ones, row_starts)
-            product = left_t @ counts.T
-            deviations[:, first:last] = product if right_t is None else right_t @ product
+            np.matmul(left_t, counts.T, out=product[:, first - start : last - start])
+        if right_t is None:
+            deviations[:, start:stop] = product
+        else:
+            np.matmul(right_t, product, out=deviations[:, start:stop])
     deviations *= dtype.type(1.0 / n_partitions)
     return deviations
 
