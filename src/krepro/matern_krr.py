@@ -323,11 +323,11 @@ def _scan(t, targets, alphas, columns, n_columns, degree):
     right_gap = t_bin - targets[np.maximum(bins - 1, 0)]
     left_offsets = _powers(np.maximum(left_gap, 0.0), degree, 1.0)  # (d, N)
     right_offsets = _powers(np.maximum(right_gap, 0.0), degree, 1.0)
-    # (point, partition, component) arrays in target order: flat state index and values.
-    weights = alphas[:, by_bin].T  # (N, L)
-    index = columns[:, by_bin].T[:, :, None] + (np.arange(d) * n_columns)[None, None, :]
-    left_values = weights[:, :, None] * left_offsets.T[:, None, :]
-    right_values = weights[:, :, None] * right_offsets.T[:, None, :]
+    # (partition, component, point) arrays, points in target order: flat state index, values.
+    weights = alphas[:, None, by_bin]
+    index = columns[:, None, by_bin] + (np.arange(d) * n_columns)[None, :, None]
+    left_values = weights * left_offsets[None]
+    right_values = weights * right_offsets[None]
     B = np.zeros((d, d, d))
     for r in range(d):
         for s in range(r + 1):
@@ -345,9 +345,9 @@ def _scan(t, targets, alphas, columns, n_columns, degree):
             left = transitions[s] @ left
             right = transitions[r + 1] @ right
         part = slice(bounds[s], bounds[s + 1])  # points between targets s - 1 and s
-        np.add.at(left.ravel(), index[part].ravel(), left_values[part].ravel())
+        np.add.at(left.ravel(), index[..., part].ravel(), left_values[..., part].ravel())
         part = slice(bounds[r + 1], bounds[r + 2])  # points between targets r and r + 1
-        np.add.at(right.ravel(), index[part].ravel(), right_values[part].ravel())
+        np.add.at(right.ravel(), index[..., part].ravel(), right_values[..., part].ravel())
         np.matmul(c, left, out=out[s])
         np.matmul(c, right, out=right_part[r])
     out += right_part
