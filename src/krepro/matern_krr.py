@@ -16,8 +16,8 @@ a_{k+s}\binom{k+s}{k}` and :math:`c = H e_0 = a`, for :math:`i \ge m \ge j`
    \qquad e(\tau + \Delta) = \Phi(\Delta) e(\tau),\quad
    \Phi(\Delta) = e^{-\Delta} \bigl[\tbinom{r}{s}\Delta^{r-s}\bigr]_{r \ge s}.
 
-Every quantity is kept in this basis *at the current point* (only non-negative gaps enter
-the exponentials, so nothing overflows), and :math:`K + \sigma^2 I = L D L^\top` is computed by
+Every quantity is kept at the current point (only non-negative gaps enter the
+exponentials, so nothing overflows), and :math:`K + \sigma^2 I = L D L^\top` is computed by
 the generator recursion of a semiseparable Cholesky factorisation (celerite, Foreman-Mackey
 et al. 2017, in local coordinates): with :math:`S_1 = 0`,
 
@@ -25,26 +25,23 @@ et al. 2017, in local coordinates): with :math:`S_1 = 0`,
    S_{m+1} = \Phi_m (S_m + D_m W_m W_m^\top)\Phi_m^\top,
 
 and :math:`L_{im} = c^\top\Phi(t_i - t_m) W_m` for :math:`i > m` (:math:`\Phi_m` =
-:math:`\Phi(t_{m+1} - t_m)`). Forward and back substitution are recursions of the same kind.
-One step of iterative refinement (residual :math:`y - (K + \sigma^2 I)\alpha` evaluated by the
-same recursions) brings :math:`\alpha` to the accuracy of a dense Cholesky solve or better
-(tested against float64 LAPACK and long-double references).
+:math:`\Phi(t_{m+1} - t_m)`); forward and back substitution are recursions of the same kind.
+The recursion runs in whitened coordinates (the stationary state covariance becomes the
+identity, so :math:`0 \preceq S \preceq I` and the pivot's cancellation is no worse than in a
+dense Cholesky factorisation): tested as accurate as LAPACK's dense solve or better against a
+long-double reference.
 
-Predictions at targets use the accumulated sums
-:math:`L_m = \sum_{i \le m} e(t_m - t_i)\alpha_i` and :math:`R_m = \sum_{i \ge m} e(t_i -
-t_m)\alpha_i`: for :math:`t_j \le \tilde t < t_{j+1}`,
+Predictions use the left and right sums :math:`L(\tilde t) = \sum_{t_i \le \tilde t}
+e(\tilde t - t_i)\alpha_i` and :math:`R(\tilde t) = \sum_{t_i > \tilde t} e(t_i - \tilde
+t)\alpha_i`, :math:`\hat f(\tilde t) = c^\top L(\tilde t) + c^\top R(\tilde t)`: carried
+from one sorted target to the next by :math:`\Phi`, which is the same for every block, so one
+loop over the targets serves all blocks of all partitionings (:func:`_scan`).
 
-.. math:: \hat f(\tilde t) = e^{-\delta_1}\sum_k \delta_1^k (H L_j)_k
-   + e^{-\delta_2}\sum_k \delta_2^k (H R_{j+1})_k,\quad
-   \delta_1 = \tilde t - t_j,\ \delta_2 = t_{j+1} - \tilde t,
-
-:math:`O(q)` work per (block, target) pair instead of :math:`O(n)`.
-
-Many independent systems are solved at once: blocks of equal size are stacked, and groups
-of different sizes ("levels") share one loop over the position in the block (level by level,
-the blocks still running at a position form a prefix of the stacked columns). The loop has
-``max(n)`` steps of a few NumPy calls on arrays of all active blocks; there are no Python
-loops over blocks or targets.
+Many independent systems are solved at once: blocks of equal size are stacked, and
+partitionings of different block sizes share one loop over the position in the block (the
+blocks still running at a position form a prefix of the stacked columns). The loops have
+``max(n)`` and ``T`` steps of a few NumPy calls on arrays of all active blocks; there are no
+Python loops over blocks.
 """
 
 from __future__ import annotations
@@ -358,7 +355,7 @@ def _scan(t, targets, alphas, columns, n_columns, degree):
 
 
 def matern_partition_predictions(x, y, x_targets, partitions, noise, *, nu=3.5, length_scale=1.0):
-    r"""Local KRR predictions of several partitionings of one 1-D sample, Matérn kernel, O(n).
+    r"""Local KRR predictions for several partitionings of one 1-D sample, Matérn kernel, O(n).
 
     For every ``P`` in ``partitions`` the sample is split into ``P`` blocks of ``N / P``
     consecutive points; every block :math:`p` solves :math:`(K_p + \sigma^2_P I)\alpha_p =
