@@ -48,6 +48,11 @@ _PYTHAGORAS_MIN = 1e-13
 _TEST_MATRIX_SEED = 0
 
 
+def _raw_bits(n_partitions):
+    """Whether draws are low bits of raw 16-bit pieces (a power of two ``P <= 2**16``)."""
+    return n_partitions & (n_partitions - 1) == 0 and n_partitions <= 1 << 16
+
+
 def _draw_partitions(rng, n_resamples, n_partitions):
     """The drawn partition indices of ``n_resamples`` resamples, row-major, as int32.
 
@@ -57,7 +62,7 @@ def _draw_partitions(rng, n_resamples, n_partitions):
     """
     size = n_resamples * n_partitions
     draws = np.empty(size, dtype=np.int32 if n_partitions < 2**31 else np.int64)
-    if n_partitions & (n_partitions - 1) == 0 and n_partitions <= 1 << 16:
+    if _raw_bits(n_partitions):
         words = rng.bit_generator.random_raw(-(-size // 4))
         np.bitwise_and(words.view(np.uint16)[:size], np.uint16(n_partitions - 1), out=draws)
     else:
@@ -217,14 +222,20 @@ def bootstrap_deviations(
     block = max(1, min(_COUNT_CHUNK, _COUNT_BLOCK_ENTRIES // n_partitions))
     ones = np.ones(block * n_partitions, dtype=dtype)
     row_starts = np.arange(0, (block + 1) * n_partitions, n_partitions, dtype=np.int64)
+    # Raw-bit draws consume exactly P / 4 words per resample when 4 divides P, so drawing
+    # per block then gives the same stream as per chunk (and stays in the cache).
+    per_block = n_partitions % 4 == 0 and _raw_bits(n_partitions)
     for start in range(0, n_resamples, _COUNT_CHUNK):
         stop = min(start + _COUNT_CHUNK, n_resamples)
-        draws = _draw_partitions(rng, stop - start, n_partitions)
-        row_starts = row_starts.astype(draws.dtype, copy=False)
+        draws = None if per_block else _draw_partitions(rng, stop - start, n_partitions)
         product = np.empty((left_t.shape[0], stop - start), dtype=dtype)
         for first in range(start, stop, block):
             last = min(first + block, stop)
-            part = draws[(first - start) * n_partitions : (last - start) * n_partitions]
+            if per_block:
+                part = _draw_partitions(rng, last - first, n_partitions)
+            else:
+                part = draws[(first - start) * n_partitions : (last - start) * n_partitions]
+            row_starts = row_starts.astype(part.dtype, copy=False)
             counts = _count(part, n_partitions, dtype, ones, row_starts)
             np.matmul(left_t, counts.T, out=product[:, first - start : last - start])
         if right_t is None:
