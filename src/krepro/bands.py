@@ -99,12 +99,13 @@ def _tail_candidates(values, mask, cap, sign):
     missed = counts < cap
     if missed.any():
         keep = ~missed[rows]
-        rows, cols = rows[keep], cols[keep]
+        flat, rows, cols = flat[keep], rows[keep], cols[keep]
         counts[missed] = 0
     width = max(int(counts.max()), cap)
     position = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
     padded = np.full((n_rows, width), np.inf, dtype=values.dtype)
-    padded[rows, position] = values[rows, cols] if sign > 0 else -values[rows, cols]
+    chosen = np.take(values.reshape(-1), flat)
+    padded.reshape(-1)[rows * width + position] = chosen if sign > 0 else -chosen
     order = np.argsort(padded, axis=1, kind="stable")
     ordered = np.take_along_axis(padded, order, axis=1)
     # Sorted position of each candidate: invert `order` (the padding sorts last).
