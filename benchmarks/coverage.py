@@ -2,16 +2,18 @@ r"""Benchmark: CPU time and memory of one paper-scale repetition of the coverage
 
 Target (project issue): one repetition of Avanesov's simulation study at paper scale — N =
 2^16, all 63 (P, T) configurations (P = 2^6..2^12, T = 2..2^9), B = 5000 bootstrap resamples,
-both band variants — costs at most ``--max-cpu`` (3) CPU-seconds single-threaded, and a
+both band variants — costs at most ``--max-cpu`` (0.8) CPU-seconds single-threaded, and a
 worker's peak memory (max RSS) stays below ``--max-memory-mb`` (2048). A straightforward
 implementation that refits every configuration costs ~45 CPU-s (``--baseline`` measures one
-such repetition with the library's estimator and ``bootstrap_band``).
+such repetition with the library's estimator and ``bootstrap_band``); ``--dense`` times the
+repetition with the O(n^3) dense Cholesky solver instead of the O(n) state-space one.
 
 Run (from the repository root)::
 
     .venv/bin/python benchmarks/coverage.py --reps 5
     .venv/bin/python benchmarks/coverage.py --reps 20 --json benchmarks/out/coverage.json
     .venv/bin/python benchmarks/coverage.py --reps 2 --stages --baseline
+    .venv/bin/python benchmarks/coverage.py --reps 3 --dense   # the O(n^3) solver, to compare
 
 BLAS/OpenMP pools are capped at ``--threads`` (default 1) with threadpoolctl; CPU time is
 ``time.process_time`` of the whole repetition (data draw, fits, bootstrap, bands, coverage),
@@ -64,7 +66,7 @@ def paper_settings(n_samples):
     )
 
 
-def stage_times(seed, repetition, settings):
+def stage_times(seed, repetition, settings, solver="statespace"):
     """CPU seconds of the stages of one repetition (the same calls as run_repetition)."""
     clock = time.process_time
     times = {}
@@ -72,8 +74,10 @@ def stage_times(seed, repetition, settings):
     x, y, targets = draw_sample(seed, repetition, settings.n_samples, max(settings.targets))
     times["draw"] = clock() - start
     start = clock()
-    local = local_predictions_nested(x, y, targets, settings.partitions, settings.rho)
-    times["kernels + Cholesky solves + local predictions"] = clock() - start
+    local = local_predictions_nested(
+        x, y, targets, settings.partitions, settings.rho, solver=solver
+    )
+    times[f"local KRR fits + predictions ({solver})"] = clock() - start
     times["bootstrap counts + product"] = times["band selection"] = 0.0
     for p in settings.partitions:
         start = clock()
@@ -128,9 +132,12 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
     parser.add_argument("--n-samples", type=int, default=65536, help="N (default 2^16)")
     parser.add_argument("--seed", type=int, default=20211208)
-    parser.add_argument("--max-cpu", type=float, default=3.0, help="bound, CPU-s per rep")
+    parser.add_argument("--max-cpu", type=float, default=0.8, help="bound, CPU-s per rep")
     parser.add_argument("--max-memory-mb", type=float, default=2048.0, help="bound, max RSS")
     parser.add_argument("--stages", action="store_true", help="also time the stages")
+    parser.add_argument(
+        "--dense", action="store_true", help="dense Cholesky local solves (the old path)"
+    )
     parser.add_argument(
         "--baseline", action="store_true", help="also time one straightforward repetition"
     )
@@ -140,18 +147,24 @@ def main(argv=None):
         parser.error("--reps must be at least 1")
 
     settings = paper_settings(args.n_samples)
-    record = {"settings": {**settings.__dict__}, "reps": args.reps, "threads": args.threads}
+    solver = "dense" if args.dense else "statespace"
+    record = {
+        "settings": {**settings.__dict__},
+        "reps": args.reps,
+        "threads": args.threads,
+        "solver": solver,
+    }
     with threadpoolctl.threadpool_limits(limits=args.threads):
-        run_repetition(args.seed, 10**6, settings)  # warm-up: page-in, BLAS buffers
+        run_repetition(args.seed, 10**6, settings, solver=solver)  # warm-up: page-in, buffers
         cpu, wall = [], []
         for repetition in range(args.reps):
             start_wall = time.perf_counter()
-            result = run_repetition(args.seed, repetition, settings)
+            result = run_repetition(args.seed, repetition, settings, solver=solver)
             wall.append(time.perf_counter() - start_wall)
             cpu.append(result["cpu_seconds"])
             print(f"repetition {repetition}: {cpu[-1]:.3f} CPU-s, {wall[-1]:.3f} s wall")
         if args.stages:
-            record["stages_cpu_seconds"] = stage_times(args.seed, 0, settings)
+            record["stages_cpu_seconds"] = stage_times(args.seed, 0, settings, solver)
             for stage, seconds in record["stages_cpu_seconds"].items():
                 print(f"  stage {stage}: {seconds:.3f} CPU-s")
         if args.baseline:

@@ -150,6 +150,38 @@ def test_repetition_equals_the_library_path():
             assert result["squared_error"][j, k] == pytest.approx(mse, rel=1e-8)
 
 
+def test_statespace_solver_equals_the_dense_path():
+    # The O(n) solver against the dense Cholesky path on the paper's penalty and kernel:
+    # bootstrap bands to 1e-8 (exact float64 product), identical tail indices, inside
+    # counts and coverage indicators, also with the default float32 low-rank product.
+    settings = CoverageSettings(
+        n_samples=8192,
+        partitions=(32, 64, 256, 1024),
+        targets=(2, 16, 128),
+        n_resamples=1000,
+        confidence_level=0.95,
+        rho=penalty(65536, 1e-3, 3),
+    )
+    for repetition in range(3):
+        for options in ({"bootstrap_dtype": np.float64, "rank_tolerance": None}, {}):
+            fast, dense = (
+                run_repetition(7, repetition, settings, solver=solver, return_bands=True, **options)
+                for solver in ("statespace", "dense")
+            )  # fmt: skip
+            for key in ("covered", "tail_index", "n_inside"):
+                np.testing.assert_array_equal(fast[key], dense[key])
+            np.testing.assert_allclose(fast["squared_error"], dense["squared_error"], rtol=1e-7)
+            if options:
+                for p in settings.partitions:
+                    for tail in ("lower_tail", "upper_tail"):
+                        ours, ref = (
+                            getattr(fast["bands"][p], tail),
+                            getattr(dense["bands"][p], tail),
+                        )
+                        scale = np.nanmax(np.abs(ref))
+                        np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-8 * scale)
+
+
 # --------------------------------------------------------------------------- shards
 
 

@@ -15,9 +15,12 @@ Avanesov, *Uncertainty quantification for distributed regression* (arXiv:2105.11
 Fast path of the coverage study:
 
 * :func:`local_predictions_nested` fits the distributed KRR for several nested partitionings
-  of one 1-D sample (P a multiple of the smallest P): the kernel blocks of the coarsest
-  partition contain all finer blocks on their diagonals, and each local system is solved with
-  LAPACK ``dpotrf``/``dpotrs`` in place (float64: the systems have condition numbers ~1e7).
+  of one 1-D sample (P a multiple of the smallest P). By default every local system is
+  solved in O(n) through the state-space form of the Matérn kernel
+  (:mod:`krepro.matern_krr`); ``solver="dense"`` keeps the O(n^3) path (the kernel blocks of
+  the coarsest partition contain all finer blocks on their diagonals, LAPACK
+  ``dpotrf``/``dpotrs`` in place). Float64 throughout: the systems have condition numbers
+  ~1e7.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from krepro.bands import NestedBands, select_bands
 from krepro.bootstrap import BootstrapBand, bootstrap_band, bootstrap_counts, bootstrap_deviations
 from krepro.kernels import KERNELS, gram, kernel_params, matern_1d
+from krepro.matern_krr import matern_partition_predictions
 
 __all__ = [
     "BootstrapBand",
@@ -295,16 +299,25 @@ def _check_nested_partitions(n_samples, partitions):
     return partitions
 
 
-def local_predictions_nested(x, y, x_targets, partitions, rho, *, nu=3.5, length_scale=1.0):
+def local_predictions_nested(
+    x, y, x_targets, partitions, rho, *, nu=3.5, length_scale=1.0, solver="statespace"
+):
     r"""Local predictions of distributed KRR for several nested partitionings of one sample.
 
     For every ``P`` in ``partitions``, the same as
     ``DistributedKernelRidge(n_partitions=P, rho=rho, kernel="matern",
     kernel_params={"nu": nu, "length_scale": length_scale}).fit(x[:, None], y)
-    .predict_local(x_targets[:, None])`` (tested), at a fraction of the cost: the Matérn
-    blocks of the coarsest partition are computed once (upper triangles only) and contain the
-    blocks of every finer partition on their diagonals; the cross-kernel block to the targets
-    is shared too; the local systems are solved by LAPACK ``dpotrf``/``dpotrs`` in place.
+    .predict_local(x_targets[:, None])`` (tested), at a fraction of the cost.
+
+    ``solver="statespace"`` (default): the half-integer Matérn kernel is the covariance of a
+    linear state-space model, so every local system is solved and predicted in
+    :math:`O(n + T)` by :func:`krepro.matern_krr.matern_partition_predictions`, all blocks of all
+    partitionings at once (as accurate as the dense solve or better, tested).
+
+    ``solver="dense"``: the Matérn blocks of the coarsest partition are computed once (upper
+    triangles only) and contain the blocks of every finer partition on their diagonals; the
+    cross-kernel block to the targets is shared too; the local systems are solved by LAPACK
+    ``dpotrf``/``dpotrs`` in place (:math:`O(n^3)` per block).
 
     Parameters
     ----------
@@ -318,11 +331,12 @@ def local_predictions_nested(x, y, x_targets, partitions, rho, *, nu=3.5, length
         Penalty of eq. (14) (diagonal load :math:`n\rho`, :math:`n = N/P`).
     nu, length_scale : float
         Matérn kernel.
+    solver : {"statespace", "dense"}, default="statespace"
 
     Returns
     -------
     local_predictions : dict
-        ``{P: ndarray of shape (P, T)}``.
+        ``{P: ndarray of shape (P, T)}`` (with ``"statespace"``: views of one array).
     """
     x = np.asarray(x, dtype=float).ravel()
     y = np.asarray(y, dtype=float).ravel()
@@ -330,8 +344,22 @@ def local_predictions_nested(x, y, x_targets, partitions, rho, *, nu=3.5, length
     if len(x) != len(y):
         raise ValueError(f"x and y differ in length: {len(x)} and {len(y)}.")
     rho = _check_rho(rho)
-    n_samples, n_targets = len(x), len(targets)
+    n_samples = len(x)
     partitions = _check_nested_partitions(n_samples, partitions)
+    if solver == "statespace":
+        noise = [n_samples // p * rho for p in partitions]
+        predictions = matern_partition_predictions(
+            x, y, targets, partitions, noise, nu=nu, length_scale=length_scale
+        )
+        return dict(zip(partitions, predictions, strict=True))
+    if solver != "dense":
+        raise ValueError(f"solver must be 'statespace' or 'dense', got {solver!r}.")
+    return _local_predictions_dense(x, y, targets, partitions, rho, nu, length_scale)
+
+
+def _local_predictions_dense(x, y, targets, partitions, rho, nu, length_scale):
+    """The ``solver="dense"`` path of :func:`local_predictions_nested`."""
+    n_samples, n_targets = len(x), len(targets)
     coarsest = partitions[0]
     block = n_samples // coarsest
     result = {p: np.empty((p, n_targets)) for p in partitions}

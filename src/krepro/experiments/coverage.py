@@ -18,7 +18,9 @@ bootstrap per (repetition, P) serves all T. Each single configuration therefore 
 the reference protocol's law in every repetition (coverage estimates and their intervals are
 unchanged in distribution); different configurations are positively correlated (paired).
 
-Numerics: the kernel solves are float64 (the local systems have condition numbers ~1e7);
+Numerics: the kernel solves are float64 (the local systems have condition numbers ~1e7) and
+O(n) per block through the state-space form of the Matérn kernel (:mod:`krepro.matern_krr`;
+``solver="dense"`` keeps the Cholesky path);
 the bootstrap product is float32 through a low-rank factorisation of the centred local
 predictions (:func:`krepro.bootstrap.bootstrap_deviations` with ``rank_tolerance=1e-6``),
 which keeps every replicate within ~2e-5 of its component's bootstrap spread of the exact
@@ -136,7 +138,15 @@ def draw_sample(seed, repetition, n_samples, n_targets):
     return x, y, x_targets
 
 
-def run_repetition(seed, repetition, settings, bootstrap_dtype=np.float32, rank_tolerance=1e-6):
+def run_repetition(
+    seed,
+    repetition,
+    settings,
+    bootstrap_dtype=np.float32,
+    rank_tolerance=1e-6,
+    solver="statespace",
+    return_bands=False,
+):
     """One repetition of the whole (P, T) grid.
 
     Parameters
@@ -150,6 +160,11 @@ def run_repetition(seed, repetition, settings, bootstrap_dtype=np.float32, rank_
         Low-rank bootstrap product, see :func:`krepro.bootstrap.bootstrap_deviations`:
         replicates move by ~1e-6 of their spread, below the ~1e-5 of float32 rounding
         (``None`` and float64: the exact product).
+    solver : {"statespace", "dense"}, default="statespace"
+        Local KRR solver, see :func:`krepro.distributed.local_predictions_nested` (O(n)
+        state-space recursions, or dense Cholesky; equal to ~1e-8 of the predictions' scale).
+    return_bands : bool, default=False
+        Also return ``"bands"``: ``{P: NestedBands}`` (deviation bands, for tests).
 
     Returns
     -------
@@ -171,7 +186,9 @@ def run_repetition(seed, repetition, settings, bootstrap_dtype=np.float32, rank_
         settings.rho,
         nu=settings.nu,
         length_scale=settings.length_scale,
+        solver=solver,
     )
+    all_bands = {}
     shape = (len(settings.partitions), len(targets))
     covered = np.zeros((*shape, len(BANDS)), dtype=bool)
     tail_index = np.zeros(shape, dtype=np.int32)
@@ -189,6 +206,7 @@ def run_repetition(seed, repetition, settings, bootstrap_dtype=np.float32, rank_
             rank_tolerance=rank_tolerance,
         )
         bands = select_bands(deviations, settings.confidence_level, sizes=targets)
+        all_bands[p] = bands
         tail_index[j] = bands.tail_index
         n_inside[j] = bands.n_inside
         for k in range(len(targets)):
@@ -197,19 +215,23 @@ def run_repetition(seed, repetition, settings, bootstrap_dtype=np.float32, rank_
             # Percentile: f̄ + low < f* < f̄ + high. Basic (eq. (7)/(10)): l < f̄ − f* < u.
             covered[j, k, 0] = np.all((low < -error[:t]) & (-error[:t] < high))
             covered[j, k, 1] = np.all((low < error[:t]) & (error[:t] < high))
-    return {
+    result = {
         "covered": covered,
         "tail_index": tail_index,
         "n_inside": n_inside,
         "squared_error": squared_error,
         "cpu_seconds": time.process_time() - start,
     }
+    if return_bands:
+        result["bands"] = all_bands
+    return result
 
 
 def run_shard(seed, first, stop, settings, log=None, **options):
     """Repetitions ``first, ..., stop - 1``, stacked along a leading axis.
 
-    ``options`` go to :func:`run_repetition` (``bootstrap_dtype``, ``rank_tolerance``).
+    ``options`` go to :func:`run_repetition` (``bootstrap_dtype``, ``rank_tolerance``,
+    ``solver``).
     """
     results = []
     for repetition in range(first, stop):
