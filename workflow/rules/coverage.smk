@@ -5,8 +5,8 @@ import math
 COVERAGE = config["coverage"]
 
 
-# Job time limit: ~3 CPU-s per repetition at N = 2^16 (benchmarks/coverage.py: 2.2), x3.
-COVERAGE_SECONDS_PER_REP = 9 * COVERAGE["n_samples"] / 65536
+# Job time limit: ~1 CPU-s per repetition at N = 2^16 (benchmarks/coverage.py: 0.6-0.9), x3.
+COVERAGE_SECONDS_PER_REP = 3 * COVERAGE["n_samples"] / 65536
 # Shards: blocks of shard_size repetitions per penalty variant, named by their first and
 # last repetition; a larger run keeps the shards it already has (except a partial last one).
 COVERAGE_SHARDS = [
