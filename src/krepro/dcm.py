@@ -127,6 +127,7 @@ class DCM(_DomainProjection):
         n_landmarks=5,
         center=True,
         rank_tol=1e-8,
+        eigensolver="partial",
         pinv_tol=1e-10,
         random_state=None,
         regularize=True,
@@ -142,6 +143,7 @@ class DCM(_DomainProjection):
         self.n_landmarks = n_landmarks
         self.center = center
         self.rank_tol = rank_tol
+        self.eigensolver = eigensolver
         self.pinv_tol = pinv_tol
         self.random_state = random_state
         self.regularize = regularize
@@ -196,6 +198,11 @@ class DCM(_DomainProjection):
             return self.feature_map_.landmark_columns(X) @ W
         return super()._raw_transform(X, W)
 
+    def _training_projection(self, X, W):
+        if self.solver == "paper":
+            return self._raw_transform(X, W)
+        return super()._training_projection(X, W)
+
 
 class FastDCM(DCM):
     __doc__ = r"""FastDCM: DCM on Nyström kernels with ``n_landmarks`` landmarks (eqs. (13)–(21)).
@@ -216,6 +223,7 @@ class FastDCM(DCM):
         n_landmarks=5,
         center=True,
         rank_tol=1e-8,
+        eigensolver="partial",
         pinv_tol=1e-10,
         random_state=None,
         regularize=True,
@@ -232,6 +240,7 @@ class FastDCM(DCM):
             n_landmarks=n_landmarks,
             center=center,
             rank_tol=rank_tol,
+            eigensolver=eigensolver,
             pinv_tol=pinv_tol,
             random_state=random_state,
             regularize=regularize,
