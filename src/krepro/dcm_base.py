@@ -181,9 +181,10 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
         return self.feature_map_.features(X) @ W
 
     def _training_projection(self, X, W):
-        """``_raw_transform(X, W)`` of the training points: ``F W``, as ``f(x_i) = F_i``
-        (kernel PCA: :math:`\tilde K U_r\Lambda_r^{-1/2} = U_r\Lambda_r^{1/2}` up to
-        round-off; Nyström: the same product), without the :math:`N \times N` kernel."""
+        r"""``_raw_transform(X, W)`` of the training points without the :math:`N \times N`
+        kernel: ``F W``, as :math:`f(x_i) = F_i` (kernel PCA: :math:`\tilde K U_r
+        \Lambda_r^{-1/2} = U_r \Lambda_r^{1/2}` up to round-off; Nyström: the same product).
+        """
         return self.feature_map_.F @ W
 
     def transform(self, X):

@@ -79,9 +79,7 @@ def top_eigh(K, rank_tol, *, method="partial", overwrite_a=False):
         raise ValueError(f"method must be one of {EIGENSOLVERS}, got {method!r}.")
     n = K.shape[0]
     if method == "dense":
-        values, vectors = linalg.eigh(
-            K, overwrite_a=overwrite_a, check_finite=False, driver="evd"
-        )
+        values, vectors = linalg.eigh(K, overwrite_a=overwrite_a, check_finite=False, driver="evd")
         keep = _truncate(values, rank_tol, float(values[-1]))
         return values[keep], vectors[:, keep]
     A = K.T if K.flags.c_contiguous else K
