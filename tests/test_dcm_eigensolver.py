@@ -123,7 +123,7 @@ def test_fast_path_equals_previous_path_when_the_truncation_rank_matters(factory
     assert_same_fit(fast, previous, X, X_test)
 
 
-def test_truncation_rank_matters_and_is_reproduced(monkeypatch):
+def test_truncation_rank_matters_and_is_reproduced():
     """The problem above is sensitive to the cut-off: moving rank_tol from 1e-6 to 1e-7
     (rank 180 → 263) moves eq. (12)'s projections by > 0.01, ten thousand times the
     tolerance the fast path is held to."""
@@ -142,7 +142,7 @@ def test_truncation_rank_matters_and_is_reproduced(monkeypatch):
 
 
 def test_rbf_target_uses_a_low_rank_factor_unless_its_rank_is_high(monkeypatch):
-    X, target, domains, X_test = truncated_problem()
+    _, target, _, _ = truncated_problem()
     kind, G = output_factor(target, "rbf", 0.5)
     assert kind == "lowrank" and G.shape[1] < 60  # smooth kernel on a scalar
     np.testing.assert_allclose(G.mean(axis=0), 0.0, atol=1e-12)  # centred: H G
