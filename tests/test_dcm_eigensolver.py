@@ -10,6 +10,7 @@ same kernel-PCA rank and the same number of informative components.
 
 from __future__ import annotations
 
+import pickle
 import warnings
 
 import numpy as np
@@ -18,7 +19,7 @@ from threadpoolctl import threadpool_limits
 
 from krepro import dcm_core
 from krepro.dcm import COIR, DCM, DICA, FastDCM
-from krepro.dcm_core import output_factor
+from krepro.dcm_core import ExactFeatureMap, output_factor
 
 
 @pytest.fixture(autouse=True)
@@ -40,7 +41,7 @@ def small_problem(n=80, seed=0):
 def truncated_problem(n=420, dim=8, seed=7):
     """6 domains with different scales; RBF γ = 0.003 and rank_tol = 1e-6 keep 180 of 420
     kernel-PCA directions, and the projections depend on that cut-off
-    (:func:`test_truncation_rank_matters_and_is_reproduced`)."""
+    (:func:`test_the_truncated_problem_depends_on_the_cut_off`)."""
     rng = np.random.default_rng(seed)
     domains = np.repeat(np.arange(6), n // 6)
     X = rng.normal(size=(n, dim)) * rng.uniform(0.5, 2.0, size=(6, dim))[domains]
@@ -123,7 +124,7 @@ def test_fast_path_equals_previous_path_when_the_truncation_rank_matters(factory
     assert_same_fit(fast, previous, X, X_test)
 
 
-def test_truncation_rank_matters_and_is_reproduced():
+def test_the_truncated_problem_depends_on_the_cut_off():
     """The problem above is sensitive to the cut-off: moving rank_tol from 1e-6 to 1e-7
     (rank 180 → 263) moves eq. (12)'s projections by > 0.01, ten thousand times the
     tolerance the fast path is held to."""
@@ -182,3 +183,25 @@ def test_eigensolver_is_validated_and_keys_the_shared_feature_map():
         for s in ("partial", "dense")
     }
     assert len(keys) == 2
+
+
+def test_feature_cache_is_keyed_by_content_read_only_and_not_pickled():
+    X, labels, _, domains, X_test = small_problem()
+    fmap = DCM(gamma=2.0).fit(X, labels, domains=domains).feature_map_
+    first = fmap.features(X_test)
+    assert fmap.features(X_test.copy()) is first  # same content: computed once
+    assert not first.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        first[0, 0] = 0.0
+    moved = X_test.copy()
+    moved[0, 0] += 1e-3
+    changed = fmap.features(moved)
+    assert not np.allclose(changed[0], first[0])
+    np.testing.assert_allclose(changed[1:], first[1:], rtol=0, atol=1e-12)
+    fmap.features(X)  # a third input evicts the oldest
+    assert len(fmap._features) == fmap.cache_size
+    fresh = ExactFeatureMap(X, fmap.kernel_params, center=True, rank_tol=1e-8)  # DCM default
+    np.testing.assert_array_equal(fresh.features(X_test), first)
+    restored = pickle.loads(pickle.dumps(fmap))
+    assert "_features" not in restored.__dict__
+    np.testing.assert_array_equal(restored.features(X_test), first)

@@ -21,9 +21,11 @@ data pooled over several domains, for any downstream estimator
   **reconstructed** (no reference code or full text was available; note §5).
 
 All four solve an :math:`r \times r` problem in the coordinates of a feature map
-(:mod:`krepro.dcm_core`): kernel PCA of the centred Gram matrix (``approximation="exact"``,
-one symmetric eigendecomposition of the :math:`N\times N` matrix, no dense non-symmetric
-eigensolver) or Nyström with ``n_landmarks`` landmarks (``approximation="nystroem"``).
+(:mod:`krepro.dcm_core`): kernel PCA of the centred Gram matrix (``approximation="exact"``:
+one Householder tridiagonalisation of the :math:`N\times N` matrix and only the eigenvectors
+kept by ``rank_tol``, :func:`krepro.spectral.top_eigh`; ``eigensolver="dense"`` is one full
+``dsyevd``; no dense non-symmetric eigensolver) or Nyström with ``n_landmarks`` landmarks
+(``approximation="nystroem"``).
 
 Domains
 -------

@@ -21,6 +21,8 @@ Cholesky factor) need no :math:`N \times N` solve:
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 from scipy import linalg
 
@@ -99,6 +101,10 @@ class ExactFeatureMap:
         (default) or one full ``dsyevd``; the same factor up to round-off and column signs.
     """
 
+    #: Distinct inputs whose :meth:`features` are kept (an experiment's training and test
+    #: points).
+    cache_size = 2
+
     def __init__(self, X, kernel_params, center=True, rank_tol=1e-8, eigensolver="partial"):
         self.X = X
         self.kernel_params = dict(kernel_params)
@@ -125,11 +131,31 @@ class ExactFeatureMap:
         return self.F.shape[1]
 
     def features(self, X):
-        r"""``f(X)`` of shape (n, r) with :math:`\tilde k(x_i, x) = F_i \cdot f(x)`."""
-        K = gram(X, self.X, **self.kernel_params)
-        if self.center:
-            K = K - self.row_mean[None, :] - K.mean(axis=1, keepdims=True) + self.grand_mean
-        return K @ self.projector
+        r"""``f(X)`` of shape (n, r) with :math:`\tilde k(x_i, x) = F_i \cdot f(x)`.
+
+        Costs an :math:`n \times N` kernel block and a product with the :math:`N \times r`
+        projector; the results for the last :attr:`cache_size` distinct inputs (by content)
+        are kept, read-only, so that estimators sharing this map (:func:`krepro.dcm.fit_shared`)
+        project the same training and test points once. Not pickled.
+        """
+        X = np.asarray(X, dtype=float)
+        key = (X.shape, hashlib.blake2b(np.ascontiguousarray(X).tobytes()).digest())
+        cache = self.__dict__.setdefault("_features", {})
+        if key not in cache:
+            K = gram(X, self.X, **self.kernel_params)
+            if self.center:
+                K = K - self.row_mean[None, :] - K.mean(axis=1, keepdims=True) + self.grand_mean
+            Z = K @ self.projector
+            Z.setflags(write=False)
+            cache[key] = Z
+            while len(cache) > self.cache_size:
+                del cache[next(iter(cache))]  # oldest first
+        return cache[key]
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_features", None)
+        return state
 
 
 class NystroemFeatureMap:
