@@ -6,7 +6,10 @@ Targets, on one 29-subject training split (N = 4,144):
   (1e-6, as in the experiment), the RBF target's smoother, the r × r symmetric-definite
   solve, the projection of the training points — costs at most ``--max-ratio`` (0.5) times
   one dense ``numpy.linalg.eigh`` of the N × N centred kernel matrix it factorises
-  (``ratio_to_dense_eigh``; both best of ``--repeats``, measured alternately);
+  (``ratio_to_dense_eigh``; best of ``--repeats``, measured alternately). For scale, the
+  eigenvalues alone (``numpy.linalg.eigvalsh``: the Householder tridiagonal reduction that
+  the kernel PCA also needs, plus an O(N²) tridiagonal solve) are printed as
+  ``eigenvalues_only_ratio_to_dense_eigh``;
 * it equals the previous path (``eigensolver="dense"``: full ``dsyevd``; RBF target through
   one N × N Cholesky solve) within ``--max-diff`` (1e-6) for DCM, DCM (eq. 12 as printed),
   DICA and COIR: same kernel-PCA rank and number of components, training and test
@@ -119,9 +122,10 @@ def main(argv=None):
     }
     with threadpoolctl.threadpool_limits(args.threads):
         K = centred_kernel(X, common["gamma"])
-        eigh_cpu, std_cpu, std_wall = [], [], []
-        for _ in range(args.repeats):  # alternate: a busy machine slows both alike
+        eigh_cpu, values_cpu, std_cpu, std_wall = [], [], [], []
+        for _ in range(args.repeats):  # alternate: a busy machine slows all alike
             eigh_cpu.append(timed(lambda: np.linalg.eigh(K))[1])
+            values_cpu.append(timed(lambda: np.linalg.eigvalsh(K))[1])
             standard, cpu, wall = timed(
                 lambda: DCM(5, rank_tol=args.rank_tol, **common).fit(X, y, domains=d)
             )
@@ -153,6 +157,7 @@ def main(argv=None):
         "standard_cpu_seconds": cpu_std,
         "standard_wall_seconds": wall_std,
         "ratio_to_dense_eigh": cpu_std / cpu_eigh,
+        "eigenvalues_only_ratio_to_dense_eigh": min(values_cpu) / cpu_eigh,
         "dense_eigh_cpu_samples": [round(v, 3) for v in eigh_cpu],
         "standard_cpu_samples": [round(v, 3) for v in std_cpu],
         "max_abs_diff_vs_previous_path": diff,
@@ -174,7 +179,8 @@ def main(argv=None):
         ("PASS" if ratio_ok else "FAIL")
         + f": standard DCM fit {cpu_std:.2f} CPU s = {result['ratio_to_dense_eigh']:.3f}× one"
         f" dense eigh of the {len(X)} × {len(X)} kernel ({cpu_eigh:.2f} CPU s; goal ≤"
-        f" {args.max_ratio:g}×)"
+        f" {args.max_ratio:g}×; its tridiagonal reduction alone, eigvalsh:"
+        f" {result['eigenvalues_only_ratio_to_dense_eigh']:.3f}×)"
     )
     equal_ok = diff <= args.max_diff and same_shape
     print(
