@@ -21,9 +21,11 @@ data pooled over several domains, for any downstream estimator
   **reconstructed** (no reference code or full text was available; note §5).
 
 All four solve an :math:`r \times r` problem in the coordinates of a feature map
-(:mod:`krepro.dcm_core`): kernel PCA of the centred Gram matrix (``approximation="exact"``,
-one symmetric eigendecomposition of the :math:`N\times N` matrix, no dense non-symmetric
-eigensolver) or Nyström with ``n_landmarks`` landmarks (``approximation="nystroem"``).
+(:mod:`krepro.dcm_core`): kernel PCA of the centred Gram matrix (``approximation="exact"``:
+one Householder tridiagonalisation of the :math:`N\times N` matrix and only the eigenvectors
+kept by ``rank_tol``, :func:`krepro.spectral.top_eigh`; ``eigensolver="dense"`` is one full
+``dsyevd``; no dense non-symmetric eigensolver) or Nyström with ``n_landmarks`` landmarks
+(``approximation="nystroem"``).
 
 Domains
 -------
@@ -127,6 +129,7 @@ class DCM(_DomainProjection):
         n_landmarks=5,
         center=True,
         rank_tol=1e-8,
+        eigensolver="partial",
         pinv_tol=1e-10,
         random_state=None,
         regularize=True,
@@ -142,6 +145,7 @@ class DCM(_DomainProjection):
         self.n_landmarks = n_landmarks
         self.center = center
         self.rank_tol = rank_tol
+        self.eigensolver = eigensolver
         self.pinv_tol = pinv_tol
         self.random_state = random_state
         self.regularize = regularize
@@ -196,6 +200,11 @@ class DCM(_DomainProjection):
             return self.feature_map_.landmark_columns(X) @ W
         return super()._raw_transform(X, W)
 
+    def _training_projection(self, X, W):
+        if self.solver == "paper":
+            return self._raw_transform(X, W)
+        return super()._training_projection(X, W)
+
 
 class FastDCM(DCM):
     __doc__ = r"""FastDCM: DCM on Nyström kernels with ``n_landmarks`` landmarks (eqs. (13)–(21)).
@@ -216,6 +225,7 @@ class FastDCM(DCM):
         n_landmarks=5,
         center=True,
         rank_tol=1e-8,
+        eigensolver="partial",
         pinv_tol=1e-10,
         random_state=None,
         regularize=True,
@@ -232,6 +242,7 @@ class FastDCM(DCM):
             n_landmarks=n_landmarks,
             center=center,
             rank_tol=rank_tol,
+            eigensolver=eigensolver,
             pinv_tol=pinv_tol,
             random_state=random_state,
             regularize=regularize,

@@ -22,6 +22,7 @@ from krepro.dcm_core import (
     output_factor,
     smoother_gram,
 )
+from krepro.spectral import EIGENSOLVERS
 from krepro.validation import encode_labels, label_codes
 
 __all__ = ["APPROXIMATIONS", "median_gamma"]
@@ -65,6 +66,7 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
         "n_landmarks": [Interval(Integral, 1, None, closed="left")],
         "center": ["boolean"],
         "rank_tol": [Interval(Real, 0, 1, closed="left")],
+        "eigensolver": [StrOptions(set(EIGENSOLVERS))],
         "pinv_tol": [Interval(Real, 0, 1, closed="left")],
         "random_state": ["random_state"],
     }
@@ -87,13 +89,14 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
             self.rank_tol,
             self.pinv_tol,
             None if landmarks is None else landmarks.tobytes(),
+            self.eigensolver if self.approximation == "exact" else None,
         )
         return key, landmarks
 
     def _feature_map(self, X, landmarks, gamma):
         params = {"kernel": "rbf", "gamma": gamma}
         if self.approximation == "exact":
-            return ExactFeatureMap(X, params, self.center, self.rank_tol)
+            return ExactFeatureMap(X, params, self.center, self.rank_tol, self.eigensolver)
         return NystroemFeatureMap(X, landmarks, params, self.center, self.rank_tol, self.pinv_tol)
 
     def _output(self, cache, name, values, kind, gamma, landmarks, F_key, F):
@@ -163,7 +166,7 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
                 stacklevel=3,
             )
         self.eigenvalues_ = np.asarray(values, dtype=float)
-        Z = self._raw_transform(X, W)
+        Z = self._training_projection(X, W)
         sd = Z.std(axis=0)
         sd[sd == 0] = 1.0
         W = W / sd
@@ -176,6 +179,13 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
 
     def _raw_transform(self, X, W):
         return self.feature_map_.features(X) @ W
+
+    def _training_projection(self, X, W):
+        r"""``_raw_transform(X, W)`` of the training points without the :math:`N \times N`
+        kernel: ``F W``, as :math:`f(x_i) = F_i` (kernel PCA: :math:`\tilde K U_r
+        \Lambda_r^{-1/2} = U_r \Lambda_r^{1/2}` up to round-off; Nyström: the same product).
+        """
+        return self.feature_map_.F @ W
 
     def transform(self, X):
         """Project ``X`` onto the learned directions, shape (n_samples, n_components_)."""
@@ -217,6 +227,10 @@ _COMMON_DOC = """
         Centre all kernels on the training set.
     rank_tol : float, default=1e-8
         Relative eigenvalue cut-off of the feature map (kernel PCA truncation).
+    eigensolver : {"partial", "dense"}, default="partial"
+        Kernel PCA (``approximation="exact"``): compute only the eigenvectors kept by
+        ``rank_tol`` (:func:`krepro.spectral.top_eigh`) or all of them with one dense
+        ``dsyevd`` (the reference path); the same projections up to round-off.
     pinv_tol : float, default=1e-10
         Relative cut-off of the pseudo-inverse of landmark blocks.
     random_state : int, RandomState or None, default=None

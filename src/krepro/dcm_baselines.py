@@ -47,6 +47,7 @@ class DICA(_DomainProjection):
         n_landmarks=5,
         center=True,
         rank_tol=1e-8,
+        eigensolver="partial",
         pinv_tol=1e-10,
         random_state=None,
         supervised=True,
@@ -61,6 +62,7 @@ class DICA(_DomainProjection):
         self.n_landmarks = n_landmarks
         self.center = center
         self.rank_tol = rank_tol
+        self.eigensolver = eigensolver
         self.pinv_tol = pinv_tol
         self.random_state = random_state
         self.supervised = supervised
@@ -110,6 +112,7 @@ class COIR(_DomainProjection):
         n_landmarks=5,
         center=True,
         rank_tol=1e-8,
+        eigensolver="partial",
         pinv_tol=1e-10,
         random_state=None,
     ):
@@ -122,6 +125,7 @@ class COIR(_DomainProjection):
         self.n_landmarks = n_landmarks
         self.center = center
         self.rank_tol = rank_tol
+        self.eigensolver = eigensolver
         self.pinv_tol = pinv_tol
         self.random_state = random_state
 

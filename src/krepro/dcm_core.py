@@ -6,23 +6,28 @@ orthogonal columns (:math:`A = F^\top F = \mathrm{diag}(a_1, \dots, a_r)`, all :
 and gives, for any point :math:`x`, a vector :math:`f(x)` with
 :math:`\tilde k(x_i, x) = F_i \cdot f(x)` (centred with the *training* means):
 
-* :class:`ExactFeatureMap` — kernel PCA, :math:`F = U_r \Lambda_r^{1/2}`, one symmetric
-  eigendecomposition of the :math:`N \times N` Gram matrix (the standard methods);
+* :class:`ExactFeatureMap` — kernel PCA, :math:`F = U_r \Lambda_r^{1/2}`, the eigenpairs of
+  the :math:`N \times N` Gram matrix above the truncation (the standard methods;
+  :func:`krepro.spectral.top_eigh` computes only those eigenvectors);
 * :class:`NystroemFeatureMap` — :math:`F = \tilde C W^{+1/2}` from :math:`M` landmark columns
   (paper eqs. (13)–(15), with the rank-:math:`k` pseudo-inverse :math:`W_k^+` of eq. (14)).
 
 The target and domain kernels enter only through :math:`T_v = F^\top S_v F`, with
 :math:`S_v = \tilde K_v(\tilde K_v + N\varepsilon I)^{-1}` (:func:`smoother_gram`). Low-rank
-output kernels (delta kernels, Nyström) need no :math:`N \times N` solve:
+output kernels (delta kernels, Nyström, exact RBF kernels of numerically low rank: a pivoted
+Cholesky factor) need no :math:`N \times N` solve:
 :math:`T = (F^\top G)(G^\top G + N\varepsilon I)^{-1}(G^\top F)` for :math:`\tilde K_v = G G^\top`.
 """
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 from scipy import linalg
 
 from krepro.kernels import gram
+from krepro.spectral import pivoted_cholesky, top_eigh
 from krepro.validation import label_codes
 
 #: Relative eigenvalue gap below which two eigenvalues count as one degenerate eigenvalue
@@ -31,8 +36,14 @@ from krepro.validation import label_codes
 #: gaps between informative eigenvalues are orders of magnitude above 1e-6.
 DEGENERACY_TOL = 1e-6
 
+#: An exact RBF output kernel is replaced by its pivoted-Cholesky factor (:func:`output_factor`)
+#: when the numerical rank is at most this fraction of ``N``; above it the low-rank formula
+#: costs more than the one :math:`N \times N` Cholesky solve.
+LOWRANK_MAX_FRACTION = 0.5
+
 __all__ = [
     "DEGENERACY_TOL",
+    "LOWRANK_MAX_FRACTION",
     "ExactFeatureMap",
     "NystroemFeatureMap",
     "between_domain_covariance",
@@ -85,9 +96,16 @@ class ExactFeatureMap:
         the training means (never with test-batch means).
     rank_tol : float
         Eigenvalues at or below ``rank_tol`` times the largest are dropped.
+    eigensolver : {"partial", "dense"}
+        :func:`krepro.spectral.top_eigh`'s ``method``: only the kept eigenvectors
+        (default) or one full ``dsyevd``; the same factor up to round-off and column signs.
     """
 
-    def __init__(self, X, kernel_params, center=True, rank_tol=1e-8):
+    #: Distinct inputs whose :meth:`features` are kept (an experiment's training and test
+    #: points).
+    cache_size = 2
+
+    def __init__(self, X, kernel_params, center=True, rank_tol=1e-8, eigensolver="partial"):
         self.X = X
         self.kernel_params = dict(kernel_params)
         self.center = center
@@ -95,26 +113,49 @@ class ExactFeatureMap:
         if center:
             self.row_mean = K.mean(axis=0)
             self.grand_mean = float(self.row_mean.mean())
-            K = K - self.row_mean[None, :] - self.row_mean[:, None] + self.grand_mean
-        values, vectors = linalg.eigh(K, overwrite_a=True, check_finite=False, driver="evd")
-        top = float(values[-1])
-        if not top > 0:
-            raise ValueError("The training Gram matrix is zero: all points coincide.")
-        keep = np.flatnonzero(values > rank_tol * top)[::-1]
-        self.eigenvalues = values[keep]
-        self.projector = vectors[:, keep] / np.sqrt(self.eigenvalues)
-        self.F = vectors[:, keep] * np.sqrt(self.eigenvalues)
+            K -= self.row_mean[None, :]
+            K -= self.row_mean[:, None]
+            K += self.grand_mean
+        try:
+            values, vectors = top_eigh(K, rank_tol, method=eigensolver, overwrite_a=True)
+        except ValueError as error:
+            if "not positive" not in str(error):
+                raise
+            raise ValueError("The training Gram matrix is zero: all points coincide.") from None
+        self.eigenvalues = values
+        self.projector = vectors / np.sqrt(values)
+        self.F = vectors * np.sqrt(values)
 
     @property
     def rank(self):
         return self.F.shape[1]
 
     def features(self, X):
-        r"""``f(X)`` of shape (n, r) with :math:`\tilde k(x_i, x) = F_i \cdot f(x)`."""
-        K = gram(X, self.X, **self.kernel_params)
-        if self.center:
-            K = K - self.row_mean[None, :] - K.mean(axis=1, keepdims=True) + self.grand_mean
-        return K @ self.projector
+        r"""``f(X)`` of shape (n, r) with :math:`\tilde k(x_i, x) = F_i \cdot f(x)`.
+
+        Costs an :math:`n \times N` kernel block and a product with the :math:`N \times r`
+        projector; the results for the last :attr:`cache_size` distinct inputs (by content)
+        are kept, read-only, so that estimators sharing this map (:func:`krepro.dcm.fit_shared`)
+        project the same training and test points once. Not pickled.
+        """
+        X = np.asarray(X, dtype=float)
+        key = (X.shape, hashlib.blake2b(np.ascontiguousarray(X).tobytes()).digest())
+        cache = self.__dict__.setdefault("_features", {})
+        if key not in cache:
+            K = gram(X, self.X, **self.kernel_params)
+            if self.center:
+                K = K - self.row_mean[None, :] - K.mean(axis=1, keepdims=True) + self.grand_mean
+            Z = K @ self.projector
+            Z.setflags(write=False)
+            cache[key] = Z
+            while len(cache) > self.cache_size:
+                del cache[next(iter(cache))]  # oldest first
+        return cache[key]
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_features", None)
+        return state
 
 
 class NystroemFeatureMap:
@@ -170,7 +211,11 @@ def output_factor(v, kind, gamma=None, center=True, landmarks=None, pinv_tol=1e-
 
     * ``kind="delta"``: :math:`K_v = E E^\top` with the indicator matrix ``E`` of the distinct
       values (exact), or the Nyström factor with the landmark rows;
-    * ``kind="rbf"``: :math:`\exp(-\gamma (v - v')^2)`, exact or Nyström.
+    * ``kind="rbf"``: :math:`\exp(-\gamma (v - v')^2)`, exact or Nyström. Exact: the
+      pivoted-Cholesky factor :math:`G` of :math:`K_v` at its numerical rank
+      (:func:`krepro.spectral.pivoted_cholesky`, :math:`\lVert K_v - GG^\top\rVert_2 \le
+      N^2 u`), centred as :math:`HG`, when that rank is at most
+      :data:`LOWRANK_MAX_FRACTION` times ``N``; otherwise the full matrix.
     """
     if kind == "delta":
         codes = label_codes(v)
@@ -190,6 +235,9 @@ def output_factor(v, kind, gamma=None, center=True, landmarks=None, pinv_tol=1e-
         E[np.arange(len(codes)), codes] = 1.0
         return "lowrank", (E - E.mean(axis=0) if center else E)
     K = gram(values, **params)
+    G = pivoted_cholesky(K)
+    if G.shape[1] <= LOWRANK_MAX_FRACTION * len(K):
+        return "lowrank", (G - G.mean(axis=0) if center else G)
     if center:
         mean = K.mean(axis=0)
         K = K - mean[None, :] - mean[:, None] + mean.mean()
