@@ -56,6 +56,7 @@ rule adult_full_fit:
         logs("adult_full/fit/{adult_full_method}.log"),
     benchmark:
         benchmarks("adult_full_fit/{adult_full_method}.tsv")
+    priority: 1
     threads: 1
     resources:
         mem_mb=2000,

@@ -77,6 +77,7 @@ rule cme_oblivious_fit:
         logs("cme_oblivious/fit/d-{dim}/experiment-{experiment}.log"),
     benchmark:
         benchmarks("cme_oblivious_fit/d-{dim}/experiment-{experiment}.tsv")
+    priority: 1
     threads: 1
     resources:
         mem_mb=800,

@@ -131,3 +131,7 @@ def describe_targets():
         doc = inspect.cleandoc(workflow.get_rule(name).docstring or "(no description)")
         blocks.append(f"{name}\n{textwrap.indent(doc, '    ')}")
     return "\n\n".join(blocks)
+
+# Scheduling: the longest single jobs (adult_fit, rates_run, projection_run, cme_oblivious_fit,
+# adult_full_fit, dcm_fig2_fit) carry a `priority:`, so that they start early and the end of a
+# run on few cores is made of short jobs (coverage shards, DCM repetitions).

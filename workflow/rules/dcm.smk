@@ -68,6 +68,7 @@ rule dcm_fig2_fit:
         logs("dcm_synthetic/fig2_fit.log"),
     benchmark:
         benchmarks("dcm_fig2_fit.tsv")
+    priority: 1
     threads: 1
     resources:
         mem_mb=2000,

@@ -122,6 +122,7 @@ rule adult_fit:
         logs("adult/fit/{adult_protocol}/{adult_grid}.log"),
     benchmark:
         benchmarks("adult_fit/{adult_protocol}/{adult_grid}.tsv")
+    priority: 3
     threads: 1
     resources:
         mem_mb=2000,

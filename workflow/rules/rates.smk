@@ -18,6 +18,7 @@ rule rates_run:
         benchmarks("rates_run/{setting}.tsv")
     wildcard_constraints:
         setting=r"finite_k\d+|continuous_d\d+",
+    priority: 2
     threads: 1
     resources:
         mem_mb=2000,
@@ -90,6 +91,7 @@ rule projection_run:
         benchmarks("projection_run/gamma-{gamma}.tsv")
     wildcard_constraints:
         gamma=r"[0-9.]+",
+    priority: 1
     threads: 1
     resources:
         mem_mb=1000,
