@@ -223,15 +223,21 @@ class FeatureExpansion:
             candidates, inverse = _unique_rows(flat[columns])
             if len(candidates) > len(columns) // 2:  # few repeats: evaluate them all
                 candidates, inverse = flat[columns], None
-            total, term = np.zeros((r, stop - start)), np.empty((r, stop - start))
+            # terms[0] is the running sum, terms[1:] the next atoms' terms C_iv k(b_v, y_ir);
+            # add.reduce over the first axis adds the rows one after another, in order
+            terms = np.zeros((atoms_per_call + 1, r, stop - start))
             for first in range(0, len(self.atoms), atoms_per_call):
                 K = self.kernel(self.atoms[first : first + atoms_per_call], candidates)
                 if inverse is not None:
                     K = K[:, inverse]
-                for v, row in enumerate(K.reshape(len(K), r, stop - start), start=first):
-                    np.multiply(row, coefficients[v, start:stop], out=term)
-                    total += term
-            shared[:, start:stop] = total
+                used = len(K) + 1
+                np.multiply(
+                    K.reshape(len(K), r, stop - start),
+                    coefficients[first : first + len(K), None, start:stop],
+                    out=terms[1:used],
+                )
+                terms[0] = np.add.reduce(terms[:used], axis=0)
+            shared[:, start:stop] = terms[0]
         own = _paired_kernel(self.kernel, self.points, Y)
         return self.point_weight * own + shared.T
 
