@@ -48,9 +48,7 @@ def _assert_records_equal(got, expected):
 
 def test_projection_records_are_unchanged():
     settings = FIXTURE["projection"]["settings"]
-    records = [
-        r for g in settings["gammas"] for r in run_gamma(seed=7, gamma=g, settings=settings)
-    ]
+    records = [r for g in settings["gammas"] for r in run_gamma(seed=7, gamma=g, settings=settings)]
     _assert_records_equal(records, FIXTURE["projection"]["records"])
 
 
