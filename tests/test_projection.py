@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 import yaml
 
+import krepro.projection
 from krepro.cme import CMEConditionalMean
 from krepro.conditional import DyadicPartition, PartitionConditionalMean
 from krepro.experiments.projection import aggregate, run_gamma, tidy
 from krepro.kernels import gram
 from krepro.oblivious import ObliviousKernel
-import krepro.projection
 from krepro.projection import (
     FeatureExpansion,
     RBFKernel,

@@ -225,7 +225,6 @@ class ConditionalMeanEmbedding(BaseEstimator):
         return weights @ gram(y, self.classes_, "delta")
 
 
-
 def _range_eigenpairs(K):
     r"""Eigenvalues (clipped at 0) and eigenvectors of the numerical range of a PSD matrix.
 
@@ -254,6 +253,7 @@ def _range_eigenpairs(K):
     F[pivots - 1] = np.tril(factor[:, :rank])  # Pᵀ K P = L Lᵀ (pivots are 1-based)
     vectors, singular, _ = linalg.svd(F, full_matrices=False)
     return singular**2, vectors
+
 
 class CMEConditionalMean(BaseEstimator):
     r"""Kernel (CME) estimator of :math:`E[\varphi(X) \mid S]` for :mod:`krepro.oblivious`.

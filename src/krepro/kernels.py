@@ -260,6 +260,7 @@ def _products_are_normal(xs, ys):
     tiny, huge = 2.0**-1000, 2.0**1000
     return bool(ax.min() * ay.min() >= tiny and ax.max() * ay.max() <= huge)
 
+
 def kernel_params(kernel, gamma=None, degree=3, coef0=1.0, kernel_params=None):
     """Collect the keyword parameters of ``kernel`` from scikit-learn style arguments.
 
