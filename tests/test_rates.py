@@ -13,6 +13,7 @@ from krepro.experiments.rates import SLOPE_COLUMNS, error_table, run_setting, sl
 from krepro.kernels import gram
 from krepro.rates import (
     GaussianConditionalModel,
+    _cell_norms_sq,
     cells_per_axis_schedule,
     embedding_errors,
     fit_slope,
@@ -119,7 +120,21 @@ def test_partition_error_path_equals_generic_formula():
     fast = embedding_errors(estimator, X, query, model, block=7)
     slow = embedding_errors(_Dense(estimator), X, query, model)
     np.testing.assert_allclose(fast, slow, rtol=1e-10, atol=1e-12)
+    # a cell's four queries in blocks of two
+    np.testing.assert_allclose(embedding_errors(estimator, X, query, model, block=2), fast)
     assert np.all(fast > 0)
+
+
+def test_cell_norms_from_half_the_tiles_equal_the_full_pair_means():
+    model = GaussianConditionalModel("finite", n_values=3, kernel_gamma=0.7)
+    S, X = model.sample(np.random.default_rng(4), 700)
+    estimator = PartitionConditionalMean(FiniteValuePartition(values=[0.0, 1.0, 2.0, 3.0])).fit(S)
+    members = estimator.cell_members_  # three cells of ~230 points and an empty one
+    full = [model.kernel(X[m]).mean() if len(m) else 0.0 for m in members]
+    for block in (16, 100, 256):  # several diagonal tiles and tiles right of them, or one
+        np.testing.assert_allclose(
+            _cell_norms_sq(model.kernel, X, members, block=block), full, rtol=1e-13, atol=0
+        )
 
 
 def test_error_matches_large_sample_truth():
