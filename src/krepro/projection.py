@@ -28,10 +28,12 @@ minimum within :math:`\text{spacing}\cdot 2^{-\text{n\_refine}}`.
 **Cost.** Each refinement step evaluates :math:`f_i` at the :math:`3^p - 1` neighbours only:
 the value at the current point is the one computed when it was chosen (the same arithmetic,
 so the search takes the same path as evaluating it again). Candidates shared by several
-elements (early steps, on the grid's dyadic refinement) are evaluated once, and the kernel
-sums over the atoms run in blocks of elements. A kernel object with ``diagonal`` and
-``paired`` methods (:class:`RBFKernel`) spares the kernel calls behind :math:`k(y, y)` and
-:math:`k(p_i, y_i)`; any other callable works as before.
+elements (early steps, on the grid's dyadic refinement) are evaluated once, and the sums over
+the atoms run atom by atom, in order, on cache-sized kernel blocks. Products with the
+coefficients in the grid search and in :meth:`FeatureExpansion.norms_sq` are formed on the
+distinct rows of :math:`C` (one per cell for a partition estimator). A kernel object with
+``diagonal`` and ``paired`` methods (:class:`RBFKernel`) spares the kernel calls behind
+:math:`k(y, y)` and :math:`k(p_i, y_i)`; any other callable works as before.
 """
 
 from __future__ import annotations
@@ -390,8 +392,8 @@ def project_onto_manifold(expansion, low, high, *, n_grid=201, n_refine=20, bloc
     A refinement step compares :math:`f_i` at the current point and its :math:`3^p - 1`
     neighbours and moves to the smallest value if it is below the best so far. The current
     point's value is carried over from the step that chose it (at the first step it is
-    evaluated once), so only the neighbours are evaluated: a third of the kernel evaluations
-    of evaluating all :math:`3^p` points in one dimension, with the same comparisons.
+    evaluated once), so only the neighbours are evaluated (in one dimension two points
+    instead of three), with the same comparisons.
     """
     p = expansion.points.shape[1]
     low = np.broadcast_to(np.asarray(low, dtype=float), (p,))
