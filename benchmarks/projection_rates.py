@@ -10,7 +10,7 @@ machine, whole jobs, one BLAS thread; the bounds are a third of them.
 
 Run (from the repository root)::
 
-    .venv/bin/python benchmarks/projection_rates.py                       # ~1.5 min
+    .venv/bin/python benchmarks/projection_rates.py                       # ~30 s
     .venv/bin/python benchmarks/projection_rates.py --projection-reps 20 --rates-reps 50
     .venv/bin/python benchmarks/projection_rates.py --only rates --json benchmarks/out/pr.json
 
@@ -43,14 +43,15 @@ from krepro.experiments.rates import run_setting, setting_names
 ROOT = Path(__file__).resolve().parents[1]
 
 # Whole paper-scale jobs with the code of commit ddce698 (before), CPU-s, 1 BLAS thread,
-# shared 2-core machine (load 4-6): projection_run at γ = 0.5, rates_run per setting.
+# shared 2-core machine (load 4-9): projection_run at γ = 0.5 (all 20 repetitions; the
+# issue quotes ≈ 66), rates_run per setting (all 50 repetitions).
 BEFORE = {
-    "projection_run gamma-0.5": 72.0,
-    "rates_run finite_k2": 54.0,
-    "rates_run finite_k5": 28.0,
-    "rates_run finite_k10": 15.0,
-    "rates_run continuous_d1": 122.0,
-    "rates_run continuous_d2": 228.0,
+    "projection_run gamma-0.5": 56.1,
+    "rates_run finite_k2": 58.5,
+    "rates_run finite_k5": 19.4,
+    "rates_run finite_k10": 9.7,
+    "rates_run continuous_d1": 108.1,
+    "rates_run continuous_d2": 205.6,
 }
 
 
