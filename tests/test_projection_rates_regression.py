@@ -1,13 +1,14 @@
 """The projection and rates experiments give the numbers they gave before their speed-up.
 
-``tests/data/projection_rates_regression.json`` holds the outputs of the code at commit
-ddce698 (before the pre-image search kept the current point's value, deduplicated the
-candidates and used :class:`krepro.projection.RBFKernel`, and before the rates error used
-cell-restricted truths and half of the symmetric cell sums), written by
-``tests/data/make_projection_rates_regression.py``. The search makes discrete choices
-(argmin over candidates), so it must reproduce the old values essentially exactly for the
-choices to agree; the rates errors are sums computed in another order (round-off ~1e-16
-relative). Tolerance: 1e-10 relative.
+Expected values: ``tests/data/projection_rates_regression.json``, a small fixture written by
+``tests/data/make_projection_rates_regression.py`` with the code of commit ddce698, i.e.
+before the pre-image search carried the current point's value over, shared candidates and
+used :class:`krepro.projection.RBFKernel`, and before the rates error used each query's own
+cell, the series for the cells' pair sums and the low-rank GCV of the CME. The search makes
+discrete choices (argmin over candidates), so W must agree exactly for the choices to
+agree; the rates errors are sums formed in another order (round-off ~1e-16 relative,
+amplified by the difference of O(1) terms that makes a squared error). Tolerance: 1e-10
+relative (1e-12 absolute) on every number.
 """
 
 from __future__ import annotations
