@@ -3,8 +3,9 @@
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import linalg
 
-from krepro.cme import CMEConditionalMean
+from krepro.cme import CMEConditionalMean, _range_eigenpairs
 from krepro.data.synthetic import ridge_sample
 from krepro.experiments.cme_oblivious import aggregate, run_setting, tidy
 from krepro.kernels import gram
@@ -34,6 +35,35 @@ def test_gcv_scores_match_the_explicit_hat_matrix_formula():
     assert estimator.alpha_ == grid[int(np.argmin(estimator.gcv_scores_))]
     with pytest.raises(ValueError, match="output_gram"):
         CMEConditionalMean(alphas=grid).fit(S)
+
+
+def _eigh_gcv_scores(K_S, K_X, grid):
+    """GCV from the full eigendecomposition (the selection before the low-rank range)."""
+    m = len(K_S)
+    w, V = linalg.eigh(K_S)
+    w = np.clip(w, 0.0, None)
+    rotated = np.einsum("ij,ij->j", V, K_X @ V)
+    shrink = m * grid[:, None] / (w[None, :] + m * grid[:, None])
+    return m * ((shrink**2) @ rotated) / shrink.sum(axis=1) ** 2
+
+
+@pytest.mark.parametrize(("d", "gamma", "m"), [(1, 10.0, 400), (2, 10.0, 800), (1, 1e4, 300)])
+def test_gcv_from_the_numerical_range_matches_the_full_eigendecomposition(d, gamma, m):
+    # A smooth kernel on [0, 1]^d has a numerical rank far below m (the pivoted-Cholesky
+    # path); a very narrow one is nearly the identity (full rank: the eigh path). Either way
+    # the scores equal those of all m eigenpairs to well within the rounding of eigh's
+    # smallest eigenvalues (~1e-13 absolute, relative to mλ ≥ 3e-4 here).
+    rng = np.random.default_rng(d)
+    S = rng.uniform(size=(m, d))
+    X = S.mean(axis=1, keepdims=True) + 0.5 * rng.normal(size=(m, 1))
+    K_S, K_X = gram(S, kernel="rbf", gamma=gamma), gram(X, kernel="rbf", gamma=1.0)
+    w, V = _range_eigenpairs(K_S)
+    assert (len(w) < m // 2) == (gamma == 10.0)
+    np.testing.assert_allclose(V.T @ V, np.eye(len(w)), atol=1e-12)
+    np.testing.assert_allclose((V * w) @ V.T, K_S, atol=1e-11)
+    grid = 10.0 ** np.arange(-6.0, 0.0)
+    estimator = CMEConditionalMean(gamma=gamma, alphas=grid).fit(S, output_gram=K_X)
+    np.testing.assert_allclose(estimator.gcv_scores_, _eigh_gcv_scores(K_S, K_X, grid), rtol=1e-8)
 
 
 def test_oblivious_kernel_passes_its_gram_to_the_cme_selection():

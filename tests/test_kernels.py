@@ -5,7 +5,7 @@ import pytest
 from sklearn.gaussian_process.kernels import Matern
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-from krepro.kernels import MATERN_ORDERS, gram, kernel_params, matern_1d
+from krepro.kernels import MATERN_ORDERS, gram, kernel_params, matern_1d, rbf_1d
 
 
 def _points(seed, n=9, d=3, shift=0.0):
@@ -199,3 +199,34 @@ def test_matern_1d_rejects_bad_arguments():
         matern_1d([0.0], [1.0], upper=True)
     with pytest.raises(ValueError, match="out must be"):
         matern_1d([0.0, 1.0], out=np.empty((2, 3)))
+
+
+@pytest.mark.parametrize("gamma", [1.0, 0.37])
+@pytest.mark.parametrize(("n", "m", "scale"), [(300, 257, 5.0), (7, 20_000, 100.0), (40, 1, 1e-3)])
+def test_rbf_1d_equals_gram_bit_for_bit(gamma, n, m, scale):
+    # The pre-image search relies on identical values (it compares them), not only close ones.
+    rng = np.random.default_rng(n)
+    x, y = rng.normal(scale=scale, size=n), rng.normal(scale=scale, size=m)
+    x[:1] = y[:1]  # a coincident pair: distance 0 up to the expansion's rounding
+    np.testing.assert_array_equal(
+        rbf_1d(x, y, gamma=gamma), gram(x[:, None], y[:, None], "rbf", gamma=gamma)
+    )
+    np.testing.assert_array_equal(rbf_1d(x, gamma=gamma), gram(x, kernel="rbf", gamma=gamma))
+
+
+def test_rbf_1d_edge_values_equal_gram():
+    # Zeros of both signs, products outside the normal range (the doubling is then separate).
+    x = np.array([0.0, -0.0, 1e-200, 5.0, -3.0, 1e200])
+    y = np.array([1e-200, 0.0, -3.0, 1e-170, 1e150])
+    with np.errstate(all="ignore"):
+        for gamma in (1.0, 0.5):
+            np.testing.assert_array_equal(
+                rbf_1d(x, y, gamma=gamma), gram(x[:, None], y[:, None], "rbf", gamma=gamma)
+            )
+
+
+def test_rbf_1d_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="one feature"):
+        rbf_1d(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="gamma"):
+        rbf_1d([0.0, 1.0], gamma=0.0)

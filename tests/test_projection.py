@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
+import krepro.projection
 from krepro.cme import CMEConditionalMean
 from krepro.conditional import DyadicPartition, PartitionConditionalMean
 from krepro.experiments.projection import aggregate, run_gamma, tidy
@@ -14,6 +17,7 @@ from krepro.kernels import gram
 from krepro.oblivious import ObliviousKernel
 from krepro.projection import (
     FeatureExpansion,
+    RBFKernel,
     feature_coordinates,
     hoeffding_radius,
     oblivious_expansion,
@@ -95,6 +99,66 @@ def test_inner_paired_picks_per_element_candidates():
         np.testing.assert_allclose(paired[i], expansion.inner_features(Y[i])[i], atol=1e-12)
 
 
+def _naive_inner_paired(expansion, Y):
+    """The atoms' sum in their order (einsum) plus each element's own term, pair by pair."""
+    n, r, p = Y.shape
+    K = expansion.kernel(expansion.atoms, Y.reshape(n * r, p)).reshape(-1, n, r)
+    own = np.array(
+        [
+            [expansion.kernel(x[None], y[None])[0, 0] for y in Yi]
+            for x, Yi in zip(expansion.points, Y, strict=True)
+        ]
+    )
+    return expansion.point_weight * own + np.einsum("iv,vir->ir", expansion.coefficients, K)
+
+
+@pytest.mark.parametrize("kernel", [rbf, RBFKernel(1.0)], ids=["callable", "RBFKernel"])
+@pytest.mark.parametrize(("block", "atoms_per_call"), [(4096, 16), (7, 5), (1, 200)])
+def test_inner_paired_sums_the_atoms_in_order(kernel, block, atoms_per_call):
+    """Bit for bit the old per-pair formula, whatever the blocks and shared candidates."""
+    base, _, _ = _oblivious(7)
+    expansion = FeatureExpansion(base.points, base.atoms, base.coefficients, kernel, 0.7)
+    rng = np.random.default_rng(1)
+    distinct = rng.uniform(-5, 5, size=(len(expansion), 3, 1))
+    shared = rng.choice(np.linspace(-5, 5, 9), size=(len(expansion), 3, 1))  # many repeats
+    for Y in (distinct, shared):
+        got = expansion.inner_paired(Y, block=block, atoms_per_call=atoms_per_call)
+        np.testing.assert_array_equal(got, _naive_inner_paired(expansion, Y))
+
+
+def test_rbf_kernel_is_gram_with_shortcuts():
+    rng = np.random.default_rng(2)
+    kernel = RBFKernel(0.8)
+    for p in (1, 2):
+        A, B = rng.normal(size=(30, p)), rng.normal(size=(30, p))
+        full = gram(A, B, "rbf", gamma=0.8)
+        if p == 1:
+            np.testing.assert_array_equal(kernel(A, B), full)
+            np.testing.assert_array_equal(kernel(A), gram(A, None, "rbf", gamma=0.8))
+            np.testing.assert_array_equal(kernel.paired(A, B), np.diag(full))
+        else:
+            np.testing.assert_allclose(kernel(A, B), full, rtol=0, atol=1e-15)
+            np.testing.assert_allclose(kernel.paired(A, B), np.diag(full), rtol=0, atol=1e-15)
+        np.testing.assert_array_equal(kernel.diagonal(A), np.diag(gram(A, None, "rbf", gamma=0.8)))
+    with pytest.raises(ValueError, match="same shape"):
+        kernel.paired(np.zeros((3, 1)), np.zeros((2, 1)))
+
+
+def test_distinct_coefficients_of_partition_features(monkeypatch):
+    expansion, _, _ = _oblivious(8)
+    rows, index = expansion.distinct_coefficients
+    assert len(rows) <= 4 + 1  # one row per cell (and the rows of points in no cell)
+    np.testing.assert_array_equal(rows[index], expansion.coefficients)
+    # CME features: every row differs, so there is nothing to share
+    cme, _, _ = _oblivious(8, CMEConditionalMean(gamma=1.0, alpha=1e-3))
+    assert cme.distinct_coefficients is None
+    # a hash that collides for every row falls back to comparing the rows themselves
+    monkeypatch.setattr(krepro.projection, "_HASH_STEP", np.uint64(0))
+    first, index = krepro.projection._distinct_rows(expansion.coefficients)
+    np.testing.assert_array_equal(expansion.coefficients[first][index], expansion.coefficients)
+    assert len(first) == len(rows)
+
+
 def test_expansion_validates_shapes():
     with pytest.raises(ValueError, match="coefficients must have shape"):
         FeatureExpansion(np.zeros((3, 1)), np.zeros((2, 1)), np.zeros((3, 3)), rbf)
@@ -136,6 +200,55 @@ def test_projection_agrees_with_brute_force():
     assert np.all(distances <= brute + 1e-9)
     np.testing.assert_allclose(distances, brute, atol=1e-6)
     np.testing.assert_allclose(W[:, 0], fine[values.argmin(axis=1), 0], atol=2e-3)
+
+
+def _reference_search(expansion, low, high, n_grid, n_refine):
+    """The search before it carried values over: grid, then all 3^p points every step."""
+    p = expansion.points.shape[1]
+    axes = [np.linspace(low, high, n_grid)] * p
+    grid = np.stack([m.ravel() for m in np.meshgrid(*axes, indexing="ij")], axis=1)
+    values = 1.0 - 2.0 * expansion.inner_features(grid)
+    index = values.argmin(axis=1)
+    W, best = grid[index], values[np.arange(len(index)), index]
+    step = (high - low) / (n_grid - 1) / 2.0
+    offsets = np.array(list(itertools.product((-1.0, 0.0, 1.0), repeat=p)))
+    for _ in range(n_refine):
+        candidates = np.clip(W[:, None, :] + offsets[None] * step, low, high)
+        values = 1.0 - 2.0 * _naive_inner_paired(expansion, candidates)
+        index = values.argmin(axis=1)
+        rows = np.arange(len(W))
+        improved = values[rows, index] < best
+        W[improved] = candidates[improved, index[improved]]
+        best[improved] = values[improved, index[improved]]
+        step /= 2.0
+    return W, np.sqrt(np.maximum(expansion.norms_sq() + best, 0.0))
+
+
+@pytest.mark.parametrize("features", ["partition", "cme", "two_dim"])
+@pytest.mark.parametrize("kernel", [rbf, RBFKernel(1.0)], ids=["callable", "RBFKernel"])
+def test_search_takes_the_reference_search_path(features, kernel):
+    """Carrying the current value over changes nothing: the same W, the same distances."""
+    if features == "two_dim":
+        rng = np.random.default_rng(9)
+        base = FeatureExpansion(
+            rng.uniform(-2, 2, (12, 2)),
+            rng.uniform(-2, 2, (9, 2)),
+            rng.normal(scale=0.3, size=(12, 9)),
+            rbf,
+            0.5,
+        )
+        low, high, n_grid = -2.0, 2.0, 11
+    else:
+        estimator = CMEConditionalMean(gamma=1.0, alpha=1e-3) if features == "cme" else None
+        base, _, _ = _oblivious(10, estimator)
+        low, high, n_grid = -5.0, 5.0, 41
+    expansion = FeatureExpansion(
+        base.points, base.atoms, base.coefficients, kernel, base.point_weight
+    )
+    W, distances = project_onto_manifold(expansion, low, high, n_grid=n_grid, n_refine=9)
+    W_ref, distances_ref = _reference_search(expansion, low, high, n_grid, 9)
+    np.testing.assert_array_equal(W, W_ref)
+    np.testing.assert_allclose(distances, distances_ref, rtol=1e-13, atol=1e-14)
 
 
 def test_projection_rejects_bad_domains():

@@ -13,6 +13,8 @@ from krepro.experiments.rates import SLOPE_COLUMNS, error_table, run_setting, sl
 from krepro.kernels import gram
 from krepro.rates import (
     GaussianConditionalModel,
+    _cell_norms_sq,
+    _gaussian_pair_sum,
     cells_per_axis_schedule,
     embedding_errors,
     fit_slope,
@@ -119,7 +121,35 @@ def test_partition_error_path_equals_generic_formula():
     fast = embedding_errors(estimator, X, query, model, block=7)
     slow = embedding_errors(_Dense(estimator), X, query, model)
     np.testing.assert_allclose(fast, slow, rtol=1e-10, atol=1e-12)
+    # a cell's four queries in blocks of two
+    np.testing.assert_allclose(embedding_errors(estimator, X, query, model, block=2), fast)
     assert np.all(fast > 0)
+
+
+@pytest.mark.parametrize("gamma", [1.0, 0.1, 30.0])  # 30: too wide a cell for the series
+def test_cell_norms_equal_the_full_pair_means(gamma):
+    model = GaussianConditionalModel("finite", n_values=3, kernel_gamma=gamma)
+    S, X = model.sample(np.random.default_rng(4), 700)
+    estimator = PartitionConditionalMean(FiniteValuePartition(values=[0.0, 1.0, 2.0, 3.0])).fit(S)
+    members = estimator.cell_members_  # three cells of ~230 points and an empty one
+    full = [model.kernel(X[m]).mean() if len(m) else 0.0 for m in members]
+    for block in (16, 100, 256):  # tiles: several on the diagonal and right of them, or one
+        np.testing.assert_allclose(
+            _cell_norms_sq(model, X, members, block=block), full, rtol=1e-13, atol=0
+        )
+
+
+def test_gaussian_pair_sum_is_as_accurate_as_the_double_sum():
+    # Against an extended-precision double sum (long double: 64-bit mantissa on x86, else
+    # the check is only as tight as float64). The series' error is the double sum's, ~1e-16.
+    rng = np.random.default_rng(5)
+    for n, gamma, centre, sd in [(1500, 1.0, 0.0, 0.5), (900, 3.0, 2.0, 0.5), (1, 1.0, 3.0, 0.0)]:
+        x = centre + sd * rng.standard_normal(n)
+        xl = x.astype(np.longdouble)
+        exact = np.exp(-np.longdouble(gamma) * (xl[:, None] - xl[None, :]) ** 2).sum()
+        got = _gaussian_pair_sum(x, gamma)
+        assert abs(np.longdouble(got) - exact) <= 2e-15 * exact
+    assert _gaussian_pair_sum(np.array([-5.0, 5.0]), 1.0) is None  # 2γR² = 50: use tiles
 
 
 def test_error_matches_large_sample_truth():
