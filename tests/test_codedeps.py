@@ -112,13 +112,13 @@ def test_workflow_scripts_depend_on_what_they_import():
             SCRIPTS / script, SRC
         )}  # fmt: skip
 
-    report = deps("coverage_report.py")
+    report = deps("coverage_summary.py")
     # transitively imported modules that a hand-written list easily misses
     assert {"experiments/coverage.py", "report/verdicts.py", "report/render.py"} <= report
     assert {"records.py", "__init__.py", "report/__init__.py"} <= report
     assert "ferm.py" not in report
     assert "kernels.py" in deps("dcm_synthetic_fit.py")
-    assert "kernels.py" not in deps("illustration_report.py")
+    assert "kernels.py" not in deps("illustration_summary.py")
 
 
 def _rule_scripts_and_codes():

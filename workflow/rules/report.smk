@@ -81,5 +81,6 @@ rule snapshot:
         destination=f"snapshots/{config['scale']}",
         benchmarks=BENCHMARKS,
         logs=LOGS,
+        code=script_code("snapshot.py"),
     script:
         "../scripts/snapshot.py"
