@@ -7,9 +7,16 @@ from scipy import linalg
 
 from krepro.cme import CMEConditionalMean, _range_eigenpairs
 from krepro.data.synthetic import ridge_sample
-from krepro.experiments.cme_oblivious import aggregate, run_setting, tidy
+from krepro.experiments.cme_oblivious import (
+    ESTIMATORS,
+    _oblivious_kernel,
+    aggregate,
+    run_setting,
+    tidy,
+)
+from krepro.experiments.ridge import METHODS, draw_samples, fit_and_score
 from krepro.kernels import gram
-from krepro.metrics import hsic
+from krepro.metrics import _hsic_grams, hsic
 from krepro.oblivious import ObliviousKernel
 from krepro.report.cme_oblivious import (
     cme_oblivious_section,
@@ -221,3 +228,96 @@ def test_section_and_figure_from_a_small_run(tmp_path):
     assert section.experiment == "cme_oblivious" and len(section.verdicts) == 2
     plot_cme_oblivious(table, tmp_path / "fig.png")
     assert (tmp_path / "fig.png").stat().st_size > 10_000
+
+
+# ------------------------------------------------------ equivalence with the old computation
+
+
+def _old_hsic_test(a, b, *, n_permutations, random_state):
+    """hsic_test before it gathered one permutation at a time: broadcast fancy indexing of
+    32 permutations at once and an einsum (kept as the reference)."""
+    K_centred, L = _hsic_grams(a, b)
+    n = len(L)
+    statistic = float(np.sum(K_centred * L) / n**2)
+    rng = np.random.default_rng(random_state)
+    permutations = rng.permuted(np.tile(np.arange(n), (n_permutations, 1)), axis=1)
+    exceed = 0
+    for start in range(0, n_permutations, 32):
+        block = permutations[start : start + 32]
+        permuted = L[block[:, :, None], block[:, None, :]]
+        values = np.einsum("ij,pij->p", K_centred, permuted) / n**2
+        exceed += int(np.count_nonzero(values >= statistic * (1 - 1e-12)))
+    return statistic, (1 + exceed) / (1 + n_permutations)
+
+
+def _old_run_setting(
+    *, seed, sensitive_dim, experiment, gamma, sizes, n_repetitions, noise_variance, lambdas,
+    kernel_gamma, partition, cme, n_permutations,
+):  # fmt: skip
+    """run_setting as it was: ``fit_and_score`` (KRR refitted) per estimator."""
+    records = []
+    for repetition in range(n_repetitions):
+        rng = generator(seed, "cme_oblivious", sensitive_dim, experiment, gamma, repetition)
+        train, estimation, validation, test = draw_samples(
+            rng, sizes, gamma, experiment, noise_variance, partition["low"], partition["high"],
+            sensitive_dim=sensitive_dim,
+        )  # fmt: skip
+        s_signal = test.S**2 if sensitive_dim == 1 else np.mean(test.S**2, axis=1)
+        for estimator in ESTIMATORS:
+            oblivious = _oblivious_kernel(
+                estimator, kernel_gamma=kernel_gamma, partition=partition, cme=cme,
+                sensitive_dim=sensitive_dim,
+            ).fit(estimation.X, sensitive_features=estimation.S)  # fmt: skip
+            results = fit_and_score(
+                train, validation, test, oblivious, kernel_gamma=kernel_gamma, lambdas=lambdas
+            )
+            for method in METHODS:
+                if method == "KRR" and estimator != ESTIMATORS[0]:
+                    continue
+                prediction = results[method].pop("prediction")
+                statistic, p_value = _old_hsic_test(
+                    prediction, test.S, n_permutations=n_permutations,
+                    random_state=generator(
+                        seed, "cme_oblivious", "hsic", sensitive_dim, experiment, gamma,
+                        repetition, estimator, method,
+                    ),
+                )  # fmt: skip
+                records.append(
+                    {
+                        "estimator": "none" if method == "KRR" else estimator,
+                        "method": method,
+                        **results[method],
+                        "hsic": statistic,
+                        "hsic_p_value": p_value,
+                        "corr_s2": float(np.corrcoef(prediction, s_signal)[0, 1]),
+                    }
+                )
+    return records
+
+
+@pytest.mark.parametrize(("sensitive_dim", "experiment", "gamma"), [(1, 2, 0.25), (2, 1, 0.75)])
+def test_run_setting_equals_the_per_estimator_refit(sensitive_dim, experiment, gamma):
+    settings = {
+        "seed": 3,
+        "sensitive_dim": sensitive_dim,
+        "experiment": experiment,
+        "gamma": gamma,
+        "sizes": {"n_train": 80, "n_estimation": 90, "n_validation": 30, "n_test": 50},
+        "n_repetitions": 2,
+        "noise_variance": 0.1,
+        "lambdas": 2.0 ** np.arange(-5, 6),
+        "kernel_gamma": 1.0,
+        "partition": {"low": -5.0, "high": 5.0, "cells_per_axis": {1: 16, 2: 4}},
+        "cme": {"gamma": 1.0, "alphas": 10.0 ** np.arange(-7, 0)},
+        "n_permutations": 99,
+    }
+    new, old = run_setting(**settings), _old_run_setting(**settings)
+    assert len(new) == len(old) == 2 * 5
+    for record, reference in zip(new, old, strict=True):
+        for key, value in reference.items():
+            if isinstance(value, float):
+                assert record[key] == pytest.approx(value, rel=1e-10, abs=1e-12), key
+            else:
+                assert record[key] == value, key
+    # The p-values are not all 1/(1 + permutations) or 1: the comparison is informative.
+    assert len({r["hsic_p_value"] for r in new}) > 2

@@ -146,11 +146,6 @@ def relative_beta_dependence(value, baseline):
     return float(value / baseline) if baseline else float("nan")
 
 
-# Permutations whose Gram matrices are gathered at once in hsic_test (bounds the memory at
-# chunk × n² floats).
-_HSIC_CHUNK = 32
-
-
 def _median_gaussian_gram(values):
     r"""Gaussian Gram matrix :math:`\exp(-\lVert u - v\rVert^2 / m)`, m the median squared
     distance between distinct points (the median heuristic; all ones when m = 0)."""
@@ -216,12 +211,13 @@ def hsic_test(a, b, *, n_permutations, random_state=None):
     statistic = float(np.sum(K_centred * L) / n**2)
     rng = as_generator(random_state)
     permutations = rng.permuted(np.tile(np.arange(n), (n_permutations, 1)), axis=1)
-    exceed = 0
-    for start in range(0, n_permutations, _HSIC_CHUNK):
-        block = permutations[start : start + _HSIC_CHUNK]
-        permuted = L[block[:, :, None], block[:, None, :]]  # L[π(i), π(j)]
-        values = np.einsum("ij,pij->p", K_centred, permuted) / n**2
-        exceed += int(np.count_nonzero(values >= statistic * (1 - 1e-12)))
+    # L[π(i), π(j)] as a row gather then a column gather (two contiguous `take`s are ~4×
+    # faster than one broadcast fancy index), one n × n matrix per permutation.
+    weights = K_centred.ravel()
+    values = np.array(
+        [L.take(perm, axis=0).take(perm, axis=1).ravel() @ weights for perm in permutations]
+    )
+    exceed = int(np.count_nonzero(values / n**2 >= statistic * (1 - 1e-12)))
     return statistic, (1 + exceed) / (1 + n_permutations)
 
 
