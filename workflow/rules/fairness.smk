@@ -176,7 +176,7 @@ rule adult:
     linear and RBF.
 
     Outputs: results/tables/adult_table1.csv (+ .md, .tex), results/report/adult.md.
-    Run time on 2 cores: quick 40 s, paper 11 min.
+    Run time on 2 cores: quick 40 s, paper 5 min.
     """
     input:
         results("tables/adult_table1.csv"),
