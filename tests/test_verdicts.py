@@ -214,3 +214,14 @@ def test_distance_correlation_against_a_loop_oracle():
     s = rng.uniform(-1, 1, 300)
     assert abs(np.corrcoef(s, s**2)[0, 1]) < 0.15
     assert distance_correlation_test(s, s**2, n_permutations=50, random_state=1)[1] == 1 / 51
+
+
+def test_paper_reference_reads_one_block(tmp_path):
+    from krepro.report.verdicts import paper_reference
+
+    path = tmp_path / "reference.yaml"
+    path.write_text("oblivious:\n  ridge: {min_repetitions: 20}\ncme: {a: 1}\n")
+    assert paper_reference(path, "oblivious", "ridge") == {"min_repetitions": 20}
+    assert paper_reference(path, "cme") == {"a": 1}
+    with pytest.raises(KeyError):
+        paper_reference(path, "dcm")

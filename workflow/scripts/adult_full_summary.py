@@ -6,7 +6,6 @@ separate jobs would.
 """
 
 import pandas as pd
-import yaml
 
 from krepro.records import atomic_write_text, read_records
 from krepro.report.adult_full import (
@@ -17,6 +16,7 @@ from krepro.report.adult_full import (
     sweep_table,
 )
 from krepro.report.render import write_section
+from krepro.report.verdicts import paper_reference
 from krepro.runtime import job
 
 with job(snakemake):
@@ -31,8 +31,7 @@ with job(snakemake):
 
     plot_adult_full(pd.read_csv(out.table), pd.read_csv(out.sweep), out.figure)
 
-    with open(inp.reference, encoding="utf-8") as handle:
-        reference = yaml.safe_load(handle)["oblivious"]
+    reference = paper_reference(inp.reference, "oblivious")
     (selection,) = read_records([inp.selection])
     section = adult_full_section(
         pd.read_csv(out.table),

@@ -5,7 +5,6 @@ The verdicts read Table 1 back from the file just written, as a separate job wou
 """
 
 import pandas as pd
-import yaml
 
 from krepro.records import atomic_write_text, read_records
 from krepro.report.fairness import (
@@ -15,6 +14,7 @@ from krepro.report.fairness import (
     adult_table1_markdown,
 )
 from krepro.report.render import write_section
+from krepro.report.verdicts import paper_reference
 from krepro.runtime import job
 
 with job(snakemake):
@@ -26,8 +26,7 @@ with job(snakemake):
     atomic_write_text(out.markdown, adult_table1_markdown(table))
     atomic_write_text(out.latex, adult_table1_latex(table))
 
-    with open(snakemake.input.reference, encoding="utf-8") as handle:
-        reference = yaml.safe_load(handle)["oblivious"]["adult"]
+    reference = paper_reference(snakemake.input.reference, "oblivious", "adult")
     section = adult_section(
         pd.read_csv(out.table),
         reference,

@@ -5,12 +5,12 @@ separate jobs would.
 """
 
 import pandas as pd
-import yaml
 
 from krepro.experiments.cme_oblivious import aggregate, tidy
 from krepro.records import atomic_write_text, read_records
 from krepro.report.cme_oblivious import cme_oblivious_section, plot_cme_oblivious
 from krepro.report.render import write_section
+from krepro.report.verdicts import paper_reference
 from krepro.runtime import job
 
 with job(snakemake):
@@ -21,8 +21,7 @@ with job(snakemake):
 
     plot_cme_oblivious(pd.read_csv(out.table), out.figure)
 
-    with open(snakemake.input.reference, encoding="utf-8") as handle:
-        reference = yaml.safe_load(handle)["cme"]["oblivious_features"]
+    reference = paper_reference(snakemake.input.reference, "cme", "oblivious_features")
     section = cme_oblivious_section(
         pd.read_csv(out.table), pd.read_csv(out.runs), reference, scale=snakemake.params.scale
     )

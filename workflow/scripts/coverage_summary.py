@@ -6,7 +6,6 @@ separate jobs would.
 """
 
 import pandas as pd
-import yaml
 
 from krepro.experiments.coverage import load_shards
 from krepro.records import atomic_write_text
@@ -14,6 +13,7 @@ from krepro.report.coverage import coverage_section
 from krepro.report.coverage_figures import plot_coverage, plot_coverage_heatmap, plot_rmse
 from krepro.report.coverage_tables import aggregate, table1_markdown, tidy
 from krepro.report.render import write_section
+from krepro.report.verdicts import paper_reference
 from krepro.runtime import job
 
 with job(snakemake):
@@ -32,8 +32,7 @@ with job(snakemake):
     plot_coverage(table, out.lines, variant, nominal)
     plot_rmse(table, out.rmse, variant)
 
-    with open(snakemake.input.reference, encoding="utf-8") as handle:
-        reference = yaml.safe_load(handle)["coverage"]
+    reference = paper_reference(snakemake.input.reference, "coverage")
     section = coverage_section(
         pd.read_csv(out.table),
         pd.read_csv(out.runs),

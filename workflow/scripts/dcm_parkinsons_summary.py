@@ -6,7 +6,6 @@ separate jobs would.
 """
 
 import pandas as pd
-import yaml
 
 from krepro.experiments.dcm_parkinsons import AXES, aggregate, sweep_table, tidy
 from krepro.records import atomic_write_text, read_records
@@ -14,6 +13,7 @@ from krepro.report.dcm import readings_markdown
 from krepro.report.dcm_figures import plot_nystrom
 from krepro.report.dcm_parkinsons import parkinsons_section, table4_markdown
 from krepro.report.render import write_section
+from krepro.report.verdicts import paper_reference
 from krepro.runtime import job
 
 with job(snakemake):
@@ -27,8 +27,7 @@ with job(snakemake):
 
     plot_nystrom(pd.read_csv(out.sweep), pd.read_csv(out.table), out.figure)
 
-    with open(snakemake.input.reference, encoding="utf-8") as handle:
-        reference = yaml.safe_load(handle)["dcm"]["parkinsons"]
+    reference = paper_reference(snakemake.input.reference, "dcm", "parkinsons")
     section = parkinsons_section(
         pd.read_csv(out.table),
         pd.read_csv(out.runs),

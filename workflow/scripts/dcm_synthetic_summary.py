@@ -5,13 +5,13 @@ The verdicts read the tables back from the files just written, as a separate job
 """
 
 import pandas as pd
-import yaml
 
 from krepro.experiments.dcm_synthetic import AXES, aggregate, tidy
 from krepro.records import atomic_write_text, read_records
 from krepro.report.dcm import readings_markdown, synthetic_section, table3_markdown
 from krepro.report.dcm_figures import plot_fig2
 from krepro.report.render import write_section
+from krepro.report.verdicts import paper_reference
 from krepro.runtime import job
 
 with job(snakemake):
@@ -24,8 +24,7 @@ with job(snakemake):
 
     plot_fig2(pd.read_csv(snakemake.input.projections), out.figure)
 
-    with open(snakemake.input.reference, encoding="utf-8") as handle:
-        reference = yaml.safe_load(handle)["dcm"]["synthetic"]
+    reference = paper_reference(snakemake.input.reference, "dcm", "synthetic")
     section = synthetic_section(
         pd.read_csv(out.table),
         pd.read_csv(out.runs),

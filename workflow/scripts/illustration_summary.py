@@ -2,18 +2,17 @@
 of ⟨h, Z⟩."""
 
 import pandas as pd
-import yaml
 
 from krepro.report.compare import illustration_section
 from krepro.report.figures import plot_illustration
 from krepro.report.render import write_section
+from krepro.report.verdicts import paper_reference
 from krepro.runtime import job
 
 with job(snakemake):
     plot_illustration(pd.read_csv(snakemake.input.points), snakemake.output.figure)
 
-    with open(snakemake.input.reference, encoding="utf-8") as handle:
-        reference = yaml.safe_load(handle)["oblivious"]["illustration"]
+    reference = paper_reference(snakemake.input.reference, "oblivious", "illustration")
     section = illustration_section(
         pd.read_csv(snakemake.input.summary), reference, scale=snakemake.params.scale
     )

@@ -6,12 +6,12 @@ separate jobs would.
 """
 
 import pandas as pd
-import yaml
 
 from krepro.experiments.projection import aggregate, tidy
 from krepro.records import atomic_write_text, read_records
 from krepro.report.rates import plot_projection, projection_section
 from krepro.report.render import write_section
+from krepro.report.verdicts import paper_reference
 from krepro.runtime import job
 
 with job(snakemake):
@@ -22,8 +22,7 @@ with job(snakemake):
 
     plot_projection(pd.read_csv(out.table), out.figure)
 
-    with open(snakemake.input.reference, encoding="utf-8") as handle:
-        reference = yaml.safe_load(handle)["oblivious"]["projection"]
+    reference = paper_reference(snakemake.input.reference, "oblivious", "projection")
     section = projection_section(
         pd.read_csv(out.table),
         pd.read_csv(out.runs),

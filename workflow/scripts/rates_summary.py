@@ -6,12 +6,12 @@ separate jobs would.
 """
 
 import pandas as pd
-import yaml
 
 from krepro.experiments.rates import error_table, slope_table, tidy
 from krepro.records import atomic_write_text, read_records
 from krepro.report.rates import plot_rates, rates_section
 from krepro.report.render import write_section
+from krepro.report.verdicts import paper_reference
 from krepro.runtime import job
 
 with job(snakemake):
@@ -29,8 +29,7 @@ with job(snakemake):
 
     plot_rates(pd.read_csv(out.errors), pd.read_csv(out.table), out.figure)
 
-    with open(snakemake.input.reference, encoding="utf-8") as handle:
-        reference = yaml.safe_load(handle)["oblivious"]["rates"]
+    reference = paper_reference(snakemake.input.reference, "oblivious", "rates")
     section = rates_section(
         pd.read_csv(out.table),
         pd.read_csv(out.errors),

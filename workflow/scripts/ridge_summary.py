@@ -5,13 +5,13 @@ separate jobs would.
 """
 
 import pandas as pd
-import yaml
 
 from krepro.experiments.ridge import aggregate, best_constant_table, tidy
 from krepro.records import atomic_write_text, read_records
 from krepro.report.compare import ridge_section
 from krepro.report.figures import plot_ridge
 from krepro.report.render import write_section
+from krepro.report.verdicts import paper_reference
 from krepro.runtime import job
 
 with job(snakemake):
@@ -25,8 +25,7 @@ with job(snakemake):
     written = (out.table, out.best_constant, out.runs)
     plot_ridge(*map(pd.read_csv, written), out.figure)
 
-    with open(snakemake.input.reference, encoding="utf-8") as handle:
-        reference = yaml.safe_load(handle)["oblivious"]["ridge"]
+    reference = paper_reference(snakemake.input.reference, "oblivious", "ridge")
     table, constants, runs = map(pd.read_csv, written)
     section = ridge_section(
         table, runs, constants, reference, settings, scale=snakemake.params.scale

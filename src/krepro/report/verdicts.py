@@ -28,6 +28,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
+import yaml
 
 __all__ = [
     "INCONCLUSIVE",
@@ -42,6 +43,7 @@ __all__ = [
     "apply_evidence_rule",
     "assign_robustness",
     "claim_verdict",
+    "paper_reference",
     "required_repetitions",
     "verdicts_frame",
     "verdicts_from_frame",
@@ -388,3 +390,20 @@ class Section:
             body=data.get("body", ""),
             verdicts=[Verdict(**record) for record in data["verdicts"]],
         )
+
+
+def paper_reference(path, *keys) -> Mapping:
+    """One block of ``config/paper_reference.yaml``: the papers' numbers and the thresholds.
+
+    Parameters
+    ----------
+    path : path-like
+        The reference file.
+    *keys : str
+        The block's path in the file, e.g. ``"oblivious", "ridge"``.
+    """
+    with open(path, encoding="utf-8") as handle:
+        block = yaml.safe_load(handle)
+    for key in keys:
+        block = block[key]
+    return block
