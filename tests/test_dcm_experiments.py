@@ -211,6 +211,14 @@ def test_parkinsons_records_tables_and_section():
     sweep = dcm_parkinsons.sweep_table(runs)
     assert set(sweep["n_landmarks"]) == {5, 10}
     assert set(sweep["centring"]) == {"centred"} and set(sweep["svr_kernel"]) == {"rbf"}
+    # The sweep's M = n_landmarks row is FastDCM itself (same landmarks, same projections):
+    # one SVR fit serves both, so their errors are identical.
+    key = ["repetition", "target", "svr_kernel"]
+    fast_dcm = runs.query("version == 'fast' and method == 'dcm' and centring == 'centred'")
+    sweep_5 = runs.query("version == 'sweep' and n_landmarks == 5")
+    paired_rows = sweep_5.merge(fast_dcm, on=key, suffixes=("_sweep", "_fast"))
+    assert len(paired_rows) == len(sweep_5) == 6
+    assert (paired_rows["rmse_sweep"] == paired_rows["rmse_fast"]).all()
     # The same landmarks for all fast methods of a split: FastDCM reduced vs paper solver
     # use the same feature map (the records' ranks agree).
     fast = [r for r in records if r["version"] == "fast" and r["centring"] == "centred"]
