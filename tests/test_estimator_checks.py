@@ -2,10 +2,18 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from krepro.linear_svr import LinearEpsilonSVR
 from krepro.oblivious import ObliviousKernel
 from krepro.ridge import ObliviousRidge
 
 
-@parametrize_with_checks([ObliviousKernel(), ObliviousRidge(), ObliviousRidge(mode="m-oblivious")])
+@parametrize_with_checks(
+    [
+        ObliviousKernel(),
+        ObliviousRidge(),
+        ObliviousRidge(mode="m-oblivious"),
+        LinearEpsilonSVR(),
+    ]
+)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
