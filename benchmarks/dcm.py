@@ -25,8 +25,10 @@ Run (from the repository root; needs the data file)::
         --data resources/parkinsons/parkinsons_updrs.data
 
 BLAS pools are capped at ``--threads`` (default 1). CPU time is ``time.process_time``; the
-fast fits are repeated ``--fast-reps`` times and the median is reported. Exit status 1 on
-any FAIL.
+fast fits are repeated ``--fast-reps`` times and the median is reported. ``--stages`` also
+prints the CPU time of each LAPACK stage of the kernel PCA (``dsytrd``, ``dsterf``,
+``dstemr``, ``dormqr``) as a fraction of the dense ``eigh``, and the 1-minute load average is
+printed with the results. Exit status 1 on any FAIL.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ from pathlib import Path
 
 import numpy as np
 import threadpoolctl
+from scipy import linalg
+from scipy.linalg import lapack
 from sklearn.preprocessing import StandardScaler
 
 from krepro import dcm_core
@@ -68,6 +72,34 @@ def centred_kernel(X, gamma):
     K = gram(X, kernel="rbf", gamma=gamma)
     mean = K.mean(axis=0)
     return K - mean[None, :] - mean[:, None] + mean.mean()
+
+
+def stages(K, rank_tol):
+    """CPU seconds of each LAPACK stage of ``top_eigh(method="partial")`` on a copy of ``K``.
+
+    The same calls as :func:`krepro.spectral.top_eigh`: ``dsytrd`` (Householder
+    tridiagonalisation), ``dsterf`` (all eigenvalues), ``dstemr`` (the kept eigenvectors of
+    the tridiagonal matrix), ``dormqr`` (their back transformation).
+    """
+    n, out = len(K), {}
+    A = np.asfortranarray(K)
+    lwork = max(int(lapack.dsytrd_lwork(n, lower=1)[0]), 1)
+    (reflectors, d, e, tau, _), out["dsytrd"] = timed(
+        lambda: lapack.dsytrd(A, lower=1, lwork=lwork, overwrite_a=1)
+    )[:2]
+    spectrum, out["dsterf"] = timed(
+        lambda: linalg.eigvalsh_tridiagonal(d, e, lapack_driver="sterf", check_finite=False)
+    )[:2]
+    k = int(np.count_nonzero(spectrum > rank_tol * spectrum[-1]))
+    (_, Z), out["dstemr"] = timed(
+        lambda: linalg.eigh_tridiagonal(
+            d, e, select="i", select_range=(n - k, n - 1), lapack_driver="stemr"
+        )
+    )[:2]
+    args = ("L", "N", reflectors[1:, :-1], tau, Z[1:])
+    lwork = max(int(lapack.dormqr(*args, lwork=-1)[1][0]), 1)
+    out["dormqr"] = timed(lambda: lapack.dormqr(*args, lwork=lwork))[1]
+    return out
 
 
 def equality(X, X_test, y, d, common):
@@ -107,6 +139,9 @@ def main(argv=None):
     parser.add_argument("--max-diff", type=float, default=1e-6)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--stages", action="store_true", help="also time the kernel PCA's LAPACK stages"
+    )
     args = parser.parse_args(argv)
 
     data = load_parkinsons(args.data)
@@ -132,6 +167,7 @@ def main(argv=None):
             std_cpu.append(cpu)
             std_wall.append(wall)
         cpu_std, wall_std, cpu_eigh = min(std_cpu), min(std_wall), min(eigh_cpu)
+        stage_cpu = stages(K, args.rank_tol) if args.stages else {}
         diff, same_shape, shared_fast, shared_previous = equality(
             X, X_test, y, d, {**common, "rank_tol": args.rank_tol}
         )
@@ -160,6 +196,8 @@ def main(argv=None):
         "eigenvalues_only_ratio_to_dense_eigh": min(values_cpu) / cpu_eigh,
         "dense_eigh_cpu_samples": [round(v, 3) for v in eigh_cpu],
         "standard_cpu_samples": [round(v, 3) for v in std_cpu],
+        **{f"stage_{name}_ratio_to_dense_eigh": cpu / cpu_eigh for name, cpu in stage_cpu.items()},
+        "load_average_1min": os.getloadavg()[0],
         "max_abs_diff_vs_previous_path": diff,
         "same_rank_and_components": bool(same_shape),
         "four_methods_shared_cpu_seconds": shared_fast,

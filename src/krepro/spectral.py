@@ -20,6 +20,15 @@ eigenvalues above :math:`10^{-6}\lambda_{\max}`, 2,262 above :math:`10^{-8}`, 3,
 :math:`10^{-10}`); a pivoted Cholesky stopped at the truncation tolerance has rank 913 and
 changes the DCM projections by 0.06 (eq. (12) as printed: by 2.9), and one that reproduces
 them to 1e-6 has rank ≈ 4,100 ≈ :math:`N` (``benchmarks/README.md``, DCM entry).
+
+Cost of ``method="partial"`` there (1 BLAS thread, fractions of one dense ``dsyevd`` of the
+same matrix; ``benchmarks/dcm.py --stages``): ``dsytrd`` 0.44, ``dsterf`` 0.015, ``dstemr``
+0.12 (bisection + inverse iteration: ≈ 4× slower), ``dormqr`` 0.075. Not used, measured:
+LAPACK's two-stage reduction (``dsytrd_sy2sb`` + ``dsytrd_sb2st``, exported by SciPy's
+OpenBLAS but not wrapped) gives all eigenvalues in ≈ 0.26× instead of 0.49×, but keeps
+none of its bulge-chasing reflectors (eigenvectors "not available in this release"), and
+band eigenvectors by ``dsbevx`` cost 3× a dense ``dsyevd``. The ``dsytrd`` block size and
+triangle change nothing beyond noise.
 """
 
 from __future__ import annotations
