@@ -265,6 +265,35 @@ def test_select_bands_equals_naive_loop(n_rows, n_resamples, level, kind):
     np.testing.assert_array_equal(high, upper)
 
 
+@pytest.mark.parametrize("kind", ["trend", "huge"])
+def test_select_bands_is_exact_whatever_the_threshold_moments(kind):
+    # The candidate threshold comes from the first columns' moments: replicates drifting
+    # along b make it wrong (slower, still exact); finite float32 values whose sum
+    # overflows must not be taken for NaN or infinity.
+    rng = np.random.default_rng(31)
+    if kind == "trend":
+        replicates = rng.normal(size=(5, 3000)) + np.linspace(-4, 4, 3000)
+        replicates[2] = -replicates[2]
+    else:
+        replicates = (rng.uniform(1, 3, size=(3, 2000)) * 1e38).astype(np.float32)
+        assert not np.isfinite(replicates.sum(dtype=np.float32))
+    bands = select_bands(replicates, 0.95)
+    index, n_inside, lower, upper, _ = naive_band(replicates, 0.95)
+    assert bands.tail_index[0] == index
+    assert bands.n_inside[0] == n_inside
+    low, high = bands.band(0)
+    np.testing.assert_array_equal(low, lower)
+    np.testing.assert_array_equal(high, upper)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_select_bands_rejects_non_finite_replicates(bad):
+    replicates = np.random.default_rng(2).normal(size=(4, 300)).astype(np.float32)
+    replicates[3, 17] = bad
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        select_bands(replicates, 0.95)
+
+
 def test_nested_sizes_equal_separate_selections():
     rng = np.random.default_rng(8)
     replicates = rng.normal(size=(1, 3000)) * 0.5 + rng.normal(size=(64, 3000))

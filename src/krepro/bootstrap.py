@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import linalg, sparse
@@ -63,8 +64,10 @@ def _draw_partitions(rng, n_resamples, n_partitions):
     size = n_resamples * n_partitions
     draws = np.empty(size, dtype=np.int32 if n_partitions < 2**31 else np.int64)
     if _raw_bits(n_partitions):
-        words = rng.bit_generator.random_raw(-(-size // 4))
-        np.bitwise_and(words.view(np.uint16)[:size], np.uint16(n_partitions - 1), out=draws)
+        words = rng.bit_generator.random_raw(-(-size // 4)).view(np.uint16)[:size]
+        # Mask in place in uint16, then widen: several times faster than a casting mask.
+        np.bitwise_and(words, np.uint16(n_partitions - 1), out=words)
+        draws[:] = words
     else:
         draws[:] = rng.integers(0, n_partitions, size=size)
     return draws
@@ -166,9 +169,12 @@ def _low_rank(centred, tolerance):
     return left, right
 
 
+@lru_cache(maxsize=4)
 def _test_matrix(n_cols, k):
-    """Fixed Gaussian test matrix of the range finder (recomputed: ~1 ms, no cache)."""
-    return as_generator(_TEST_MATRIX_SEED).standard_normal((n_cols, k))
+    """Fixed Gaussian test matrix of the range finder (cached, read-only)."""
+    omega = as_generator(_TEST_MATRIX_SEED).standard_normal((n_cols, k))
+    omega.flags.writeable = False
+    return omega
 
 
 def bootstrap_deviations(
@@ -211,11 +217,16 @@ def bootstrap_deviations(
     n_partitions, n_points = local.shape
     centred = local - local.mean(axis=0)
     factors = None if rank_tolerance is None else _low_rank(centred, float(rank_tolerance))
+    # Scaling by 1 / P is exact for a power of two P, so it can go into the first factor
+    # (same bits as scaling the result); otherwise the result is scaled at the end.
+    exact_scale = _raw_bits(n_partitions)
     if factors is None:
         left_t, right_t = np.ascontiguousarray(centred.T, dtype=dtype), None
     else:
         left_t = np.ascontiguousarray(factors[0].T, dtype=dtype)
         right_t = np.ascontiguousarray(factors[1].T, dtype=dtype)
+    if exact_scale:
+        left_t *= dtype.type(1.0 / n_partitions)
     deviations = np.empty((n_points, n_resamples), dtype=dtype)
     # Draw per chunk (the stream's consumption never changes); count and multiply per
     # cache-sized block of rows.
@@ -242,7 +253,8 @@ def bootstrap_deviations(
             deviations[:, start:stop] = product
         else:
             np.matmul(right_t, product, out=deviations[:, start:stop])
-    deviations *= dtype.type(1.0 / n_partitions)
+    if not exact_scale:
+        deviations *= dtype.type(1.0 / n_partitions)
     return deviations
 
 
