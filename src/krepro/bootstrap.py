@@ -39,8 +39,9 @@ __all__ = [
 _COUNT_CHUNK = 1000
 # Counts per block counted and multiplied at once (1 MiB of float32: stays in the cache).
 _COUNT_BLOCK_ENTRIES = 1 << 18
-# Largest rank tried by the low-rank bootstrap product.
+# Largest rank tried by the low-rank bootstrap product, and the size of the first try.
 _LOW_RANK_MAX = 96
+_LOW_RANK_FIRST = 64
 # Smallest squared tolerance checked by Pythagoras instead of an explicit residual: 100 times
 # the ~1e-15 relative error of |c|^2 - |Q^T c|^2 (the coverage study's 1e-6 qualifies).
 _PYTHAGORAS_MIN = 1e-13
@@ -135,6 +136,12 @@ def _low_rank(centred, tolerance):
     prefix of Q whose residual is at most ``tolerance`` times the norm of every column
     (verified, including the part outside the range of Q). Smooth local prediction curves
     make the (P, T) matrix numerically low-rank: about 60 of 512 at 1e-8 in the coverage study.
+    The first ``_LOW_RANK_FIRST`` columns of Omega are tried first, ranks chosen there by the
+    whole residual energy (Pythagoras), which bounds the tail energy the full test matrix
+    sees from above: the rank is then never below the full test matrix's, and equal to it
+    unless the energy outside both ranges tips the balance; and since the leading columns of
+    a Householder QR depend only on the leading columns of its input, equal ranks give the
+    same factors to rounding. The full Omega runs only when the first try finds no rank.
     """
     n_rows, n_cols = centred.shape
     # A rank-k product costs k (P + T) per resample against P T for the full one.
@@ -142,13 +149,29 @@ def _low_rank(centred, tolerance):
     if k_max < 8:
         return None
     omega = _test_matrix(n_cols, k_max)
+    column_norms = np.einsum("ij,ij->j", centred, centred)
+    if k_max > _LOW_RANK_FIRST and tolerance**2 >= _PYTHAGORAS_MIN:
+        factors = _range_factors(centred, omega[:, :_LOW_RANK_FIRST], column_norms, tolerance, True)
+        if factors is not None:
+            return factors
+    return _range_factors(centred, omega, column_norms, tolerance)
+
+
+def _range_factors(centred, omega, column_norms, tolerance, whole_residual=False):
+    """:func:`_low_rank` for one test matrix: ``(Q, R)`` of the chosen rank, or None."""
     # SciPy's economic QR: the same LAPACK result as np.linalg.qr, less overhead.
     basis, _ = linalg.qr(centred @ omega, mode="economic", overwrite_a=True, check_finite=False)
     coefficients = basis.T @ centred
-    # Energy left beyond each prefix rank, per column (tail sums: no cancellation); the
-    # chosen rank is then checked directly.
-    column_norms = np.einsum("ij,ij->j", centred, centred)
-    tail = np.cumsum((coefficients**2)[::-1], axis=0)[::-1]  # tail[r] = sum over rows >= r
+    squares = coefficients**2
+    if whole_residual:
+        # Energy outside the first r columns of Q, by Pythagoras (accurate to ~1e-15 |c|^2).
+        tail = np.empty_like(squares)
+        tail[0] = column_norms
+        np.subtract(column_norms, np.cumsum(squares[:-1], axis=0), out=tail[1:])
+    else:
+        # Energy left beyond each prefix rank within the range of Q, per column (tail sums:
+        # no cancellation); the chosen rank is then checked directly.
+        tail = np.cumsum(squares[::-1], axis=0)[::-1]  # tail[r] = sum over rows >= r
     leftover = tail / np.maximum(column_norms, 1e-300)
     good = np.flatnonzero(np.all(leftover <= (0.5 * tolerance) ** 2, axis=1))
     if len(good) == 0 or good[0] == 0:
