@@ -229,6 +229,31 @@ def test_low_rank_bootstrap_product_is_within_its_tolerance():
     )
 
 
+@pytest.mark.parametrize("n_basis", [20, 62, 80])
+def test_low_rank_first_try_gives_the_full_test_matrix_factors(n_basis):
+    # The first try (leading columns of the test matrix, rank by the whole residual) must
+    # give the rank and factors of the full test matrix (to rounding), and fall back to it
+    # when its columns do not suffice (rank above _LOW_RANK_FIRST).
+    from krepro import bootstrap
+
+    rng = np.random.default_rng(n_basis)
+    grid = np.linspace(0, 1, 512)
+    basis = np.array([np.cos(np.pi * k * grid) for k in range(n_basis)])
+    local = rng.normal(size=(1500, n_basis)) * 0.9 ** np.arange(n_basis) @ basis
+    centred = local - local.mean(axis=0)
+    norms = np.einsum("ij,ij->j", centred, centred)
+    k_max = bootstrap._LOW_RANK_MAX
+    full = bootstrap._range_factors(centred, bootstrap._test_matrix(512, k_max), norms, 1e-6)
+    got = bootstrap._low_rank(centred, 1e-6)
+    assert full is not None and got is not None
+    assert got[0].shape == full[0].shape
+    if n_basis > bootstrap._LOW_RANK_FIRST:
+        assert got[0].shape[1] > bootstrap._LOW_RANK_FIRST
+    scale = np.abs(centred).max()
+    np.testing.assert_allclose(got[0] @ got[1], full[0] @ full[1], rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(got[0] @ got[1], centred, rtol=0, atol=1e-6 * scale)
+
+
 @pytest.mark.parametrize(
     ("n_rows", "n_resamples", "level", "kind"),
     [
@@ -263,6 +288,36 @@ def test_select_bands_equals_naive_loop(n_rows, n_resamples, level, kind):
     low, high = bands.band(0)
     np.testing.assert_array_equal(low, lower)
     np.testing.assert_array_equal(high, upper)
+
+
+@pytest.mark.parametrize("kind", ["trend", "huge"])
+def test_select_bands_is_exact_whatever_the_threshold_moments(kind):
+    # The candidate threshold comes from the first columns' moments: replicates drifting
+    # along b make it wrong (slower, still exact); finite float32 values whose sum
+    # overflows must not be taken for NaN or infinity.
+    rng = np.random.default_rng(31)
+    if kind == "trend":
+        replicates = rng.normal(size=(5, 3000)) + np.linspace(-4, 4, 3000)
+        replicates[2] = -replicates[2]
+    else:
+        replicates = (rng.uniform(1, 3, size=(3, 2000)) * 1e38).astype(np.float32)
+        with np.errstate(over="ignore"):
+            assert not np.isfinite(replicates.sum(dtype=np.float32))
+    bands = select_bands(replicates, 0.95)
+    index, n_inside, lower, upper, _ = naive_band(replicates, 0.95)
+    assert bands.tail_index[0] == index
+    assert bands.n_inside[0] == n_inside
+    low, high = bands.band(0)
+    np.testing.assert_array_equal(low, lower)
+    np.testing.assert_array_equal(high, upper)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_select_bands_rejects_non_finite_replicates(bad):
+    replicates = np.random.default_rng(2).normal(size=(4, 300)).astype(np.float32)
+    replicates[3, 17] = bad
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        select_bands(replicates, 0.95)
 
 
 def test_nested_sizes_equal_separate_selections():

@@ -27,6 +27,9 @@ from scipy.special import ndtri
 
 __all__ = ["NestedBands", "check_level", "select_bands"]
 
+# Replicates per component used for the moments behind the candidate threshold.
+_MOMENT_COLUMNS = 1024
+
 
 def check_level(confidence_level):
     """``confidence_level`` as a float in (0, 1), else a ValueError naming it."""
@@ -141,11 +144,20 @@ def _tail_depths(values, cap):
     if 2 * cap > n_resamples:
         depth, lower_tail, upper_tail = _tail_depths_sorted(values, cap)
         return depth.min(axis=0), lower_tail, upper_tail
-    mean = values.mean(axis=1)
-    centred_square = np.einsum("ij,ij->i", values, values) / n_resamples - mean**2
-    spread = ndtri(min(0.5, (2 * cap + 20) / n_resamples)) * np.sqrt(np.maximum(centred_square, 0))
-    low = _tail_candidates(values, values < (mean + spread)[:, None], cap, 1)
-    high = _tail_candidates(values, values > (mean - spread)[:, None], cap, -1)
+    # Moments from the first columns only: the threshold only decides which entries are
+    # candidates (results are exact for any threshold), and replicates are exchangeable.
+    # (Overflowing moments give NaN thresholds: no candidates, every row fully sorted.)
+    sample = values[:, : min(n_resamples, _MOMENT_COLUMNS)]
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = sample.mean(axis=1)
+        centred_square = np.einsum("ij,ij->i", sample, sample) / sample.shape[1] - mean**2
+        z = ndtri(min(0.5, (2 * cap + 20) / n_resamples))
+        spread = z * np.sqrt(np.maximum(centred_square, 0))
+        # Thresholds in the values' dtype: a mixed-precision comparison is several times slower.
+        below = (mean + spread).astype(values.dtype)[:, None]
+        above = (mean - spread).astype(values.dtype)[:, None]
+    low = _tail_candidates(values, values < below, cap, 1)
+    high = _tail_candidates(values, values > above, cap, -1)
     missed = low[4] | high[4]
     dtype = _depth_dtype(cap)
     minimum = np.full(n_resamples, cap, dtype=dtype)
@@ -232,7 +244,10 @@ def select_bands(deviations, confidence_level=0.95, sizes=None):
         deviations = deviations[None, :]
     if deviations.ndim != 2 or deviations.size == 0:
         raise ValueError(f"deviations must have shape (T, B), got {deviations.shape}.")
-    if not np.all(np.isfinite(deviations)):
+    # A NaN or infinity makes its row's sum non-finite; only then (or on overflow) look closer.
+    with np.errstate(over="ignore", invalid="ignore"):
+        total_sum = np.add.reduce(deviations, axis=None)
+    if not np.isfinite(total_sum) and not np.all(np.isfinite(deviations)):
         raise ValueError("deviations contain NaN or infinite values.")
     n_rows, n_resamples = deviations.shape
     sizes = np.array([n_rows] if sizes is None else sizes, dtype=np.int64)

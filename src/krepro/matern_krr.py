@@ -282,7 +282,7 @@ class _Sweeps:
 # --------------------------------------------------------------------------- targets
 
 
-def _scan(t, targets, alphas, columns, n_columns, degree):
+def _scan(t, targets, alphas, columns, n_columns, degree, rows=None):
     r"""Predictions at sorted targets of every block of every partition, one loop over targets.
 
     The left sums :math:`L(\tilde t) = \sum_{t_i \le \tilde t} e(\tilde t - t_i)\alpha_i` obey
@@ -304,10 +304,15 @@ def _scan(t, targets, alphas, columns, n_columns, degree):
         Per partition, the dual coefficient of every point.
     columns : ndarray of shape (L, N)
         Per partition, the stacked block index of every point.
+    rows : ndarray of shape (T,), default=None
+        Output row of each sorted target (e.g. the sorting permutation, so the rows come
+        out in the targets' original order); ``None``: sorted order.
 
     Returns
     -------
     predictions : ndarray of shape (T, n_columns)
+        Row ``rows[s]`` holds sorted target ``s`` (writing there directly saves a permuting
+        copy of the whole array).
     """
     d = degree + 1
     n_targets = len(targets)
@@ -332,6 +337,7 @@ def _scan(t, targets, alphas, columns, n_columns, degree):
     gaps = np.concatenate([[0.0], np.diff(targets)])
     transitions = np.einsum("ks,kij->sij", _powers(gaps, degree, 1.0), B)  # into target s
     c = _MATERN_OBSERVATION[d]
+    rows = np.arange(n_targets) if rows is None else rows
     out = np.empty((n_targets, n_columns))
     right_part = np.empty((n_targets, n_columns))
     left = np.zeros((d, n_columns))
@@ -345,8 +351,8 @@ def _scan(t, targets, alphas, columns, n_columns, degree):
         np.add.at(left.ravel(), index[..., part].ravel(), left_values[..., part].ravel())
         part = slice(bounds[r + 1], bounds[r + 2])  # points between targets r and r + 1
         np.add.at(right.ravel(), index[..., part].ravel(), right_values[..., part].ravel())
-        np.matmul(c, left, out=out[s])
-        np.matmul(c, right, out=right_part[r])
+        np.matmul(c, left, out=out[rows[s]])
+        np.matmul(c, right, out=right_part[rows[r]])
     out += right_part
     return out
 
@@ -425,9 +431,9 @@ def matern_partition_predictions(x, y, x_targets, partitions, noise, *, nu=3.5, 
     for level in range(len(counts)):
         alphas[level, orders[level]] = alpha[layout.index[level]]
         columns[level] = column_start[level] + np.arange(n_samples) // sizes[level]
-    scanned = _scan(x, targets[target_order], alphas, columns, int(column_start[-1]), d - 1)
-    predictions = np.empty_like(scanned)
-    predictions[target_order] = scanned
+    predictions = _scan(
+        x, targets[target_order], alphas, columns, int(column_start[-1]), d - 1, target_order
+    )
     results = [None] * len(partitions)
     for level, i in enumerate(by_size):
         results[i] = predictions[:, column_start[level] : column_start[level + 1]].T
