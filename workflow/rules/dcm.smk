@@ -217,7 +217,7 @@ rule dcm_parkinsons:
 
     Outputs: results/tables/dcm_table4.csv (+ .md), results/figures/dcm_nystrom.png,
     results/report/dcm_parkinsons.md.
-    Run time on 2 cores: quick 1 min, paper 15 min.
+    Run time on 2 cores: quick 1 min, paper 9 min.
     """
     input:
         results("tables/dcm_table4.csv"),

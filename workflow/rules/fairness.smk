@@ -103,7 +103,7 @@ rule students:
 
     Outputs: results/tables/students.csv, results/figures/oblivious_fig3.png,
     results/report/students.md.
-    Run time on 2 cores: quick 10 s, paper 20 s.
+    Run time on 2 cores: quick 10 s, paper 1.5 h.
     """
     input:
         results("tables/students.csv"),
