@@ -155,13 +155,6 @@ def run_repetition(data, *, seed, repetition, settings, centring="centred", swee
     for target in TARGETS:
         y, y_test = data.targets[target][train], data.targets[target][~train]
         fitted_rmse = {}  # identical projections (FastDCM and its M = n_landmarks sweep row)
-
-        def rmse_of(projections, kernel, Z, Z_test, y=y, y_test=y_test, fitted_rmse=fitted_rmse):
-            key = (projections, kernel)
-            if key not in fitted_rmse:
-                fitted_rmse[key] = _svr_rmse(Z, y, Z_test, y_test, settings["svr"], kernel)
-            return fitted_rmse[key]
-
         target_gamma = median_gamma(y)
         row = {**base, "target": target, "target_gamma": target_gamma}
         rmse_mean = float(np.sqrt(np.mean((y_test - y.mean()) ** 2)))
@@ -223,6 +216,9 @@ def run_repetition(data, *, seed, repetition, settings, centring="centred", swee
             Z, Z_test = transformer.transform(X), transformer.transform(X_test)
             projections = _digest(Z, Z_test)
             for kernel in kernels if version != "sweep" else [sweep_kernel]:
+                key = (projections, kernel)
+                if key not in fitted_rmse:
+                    fitted_rmse[key] = _svr_rmse(Z, y, Z_test, y_test, settings["svr"], kernel)
                 records.append(
                     {
                         **row,
@@ -232,7 +228,7 @@ def run_repetition(data, *, seed, repetition, settings, centring="centred", swee
                         "n_landmarks": 0 if version == "standard" else M,
                         "n_components": int(transformer.n_components_),
                         "rank": int(transformer.feature_map_.rank),
-                        "rmse": rmse_of(projections, kernel, Z, Z_test),
+                        "rmse": fitted_rmse[key],
                         "fit_cpu_seconds": cpu,
                         "fit_wall_seconds": wall,
                     }
