@@ -192,3 +192,27 @@ def test_adult_table1_relative_beta():
     table = adult_table1(runs).set_index("method")
     assert table.loc["oblivious_linear", "relative_beta_percent"] == pytest.approx(100 / 3)
     assert table.loc["svm_linear", "relative_beta_percent"] == pytest.approx(100)
+
+
+def test_exact_oblivious_solver_agrees_with_libsvm_at_moderate_c():
+    params = {**CODE, "oblivious_include_s": True, "linear_ferm_selection": "argmax"}
+    sizes = {"n_train": 200, "n_estimation": 200, "n_test": 300}
+    kwargs = dict(
+        seed=2, repetition=0, variant="authors_code", variant_params=params, sizes=sizes,
+        selection=method_selection(SELECTIONS, "cv", "cv"), n_folds=3,
+    )  # fmt: skip
+    by_solver = {
+        solver: next(
+            r
+            for r in run_repetition(**kwargs, oblivious_solver=solver)
+            if r["method"] == "oblivious_svm"
+        )
+        for solver in ("libsvm", "exact")
+    }
+    assert by_solver["exact"]["params"]["solver"] == "exact"
+    # libsvm stops at a KKT tolerance of 1e-3: the same C, near-identical test predictions.
+    assert by_solver["exact"]["C"] == by_solver["libsvm"]["C"]
+    for metric in ("error_observed", "positive_rate"):
+        assert abs(by_solver["exact"][metric] - by_solver["libsvm"][metric]) <= 0.01
+    with pytest.raises(ValueError, match="solver must be one of"):
+        run_repetition(**kwargs, oblivious_solver="nope")

@@ -6,6 +6,7 @@ from krepro.runtime import job
 
 with job(snakemake) as log:
     params, wildcards = snakemake.params, snakemake.wildcards
+    reading = params.c_selections[wildcards.students_c_selection]
     records = run_variant(
         seed=params.seed,
         variant=wildcards.students_variant,
@@ -17,6 +18,7 @@ with job(snakemake) as log:
         ),
         n_folds=params.n_folds,
         c_selection=wildcards.students_c_selection,
+        oblivious_solver=reading.get("solver", "libsvm"),
     )
     log.info("%d records", len(records))
     write_records(snakemake.output[0], records, rule=snakemake.rule, wildcards=dict(wildcards))

@@ -7,7 +7,12 @@ oblivious features' conditional means, and a test sample (n = 1000), from
 * ``linear_svm`` — ``SVC(kernel="linear")`` on [X, S];
 * ``linear_ferm`` — :class:`~krepro.ferm.LinearFERM` on [X, S] (groups routed per fold);
 * ``oblivious_svm`` — ``SVC(kernel="precomputed")`` on the linear oblivious Gram of X (paper)
-  or of [X, S] (authors' code; identical for a linear kernel).
+  or of [X, S] (authors' code; identical for a linear kernel). Solver (:data:`SOLVERS`, config
+  ``students.c_selections.<reading>.solver``): libsvm (``"libsvm"``, the authors' code) or the
+  same problem solved exactly (``"exact"``): the Gram matrix has rank ≤ d + 1, so
+  :class:`~krepro.linear_svc.LinearHingeSVC` on its factor (:func:`~krepro.linear_svc.gram_factor`)
+  solves it in milliseconds. At the authors' C = 2¹⁶…2¹⁹ libsvm needs tens of millions of
+  SMO iterations per fit (> 8 CPU-minutes per draw) and stops well above the optimum.
 
 The SVM and FERM see S as a feature, as on Adult (the paper's Fig. 3 shows FERM with a clearly
 non-zero dependence, which a 1-d input would not allow: linear FERM on X alone can only
@@ -36,6 +41,7 @@ from sklearn.svm import SVC
 from krepro.data.students import students_sample
 from krepro.experiments.adult import cross_validated_choice
 from krepro.ferm import LinearFERM
+from krepro.linear_svc import LinearHingeSVC, gram_factor
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
 from krepro.oblivious import ObliviousKernel
 from krepro.seeding import generator
@@ -44,6 +50,7 @@ __all__ = [
     "C_RULES",
     "METHODS",
     "METHOD_LABELS",
+    "SOLVERS",
     "aggregate",
     "method_selection",
     "run_repetition",
@@ -58,6 +65,9 @@ METHOD_LABELS = {
     "oblivious_svm": "Oblivious SVM",
 }
 C_RULES = ("cross_validation", "test_set")
+SOLVERS = ("libsvm", "exact")
+#: Largest numerical rank of the oblivious Gram matrix the exact primal solver accepts.
+MAX_EXACT_RANK = 64
 GENERATOR_KEYS = (
     "theta",
     "mu",
@@ -154,7 +164,9 @@ def _fit_features(method, train, test, rule, Cs, n_folds, selection, cv_seed):
     )
 
 
-def _fit_oblivious(train, estimation, test, rule, Cs, n_folds, include_s, cv_seed):
+def _fit_oblivious(train, estimation, test, rule, Cs, n_folds, include_s, cv_seed, solver):
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}.")
     oblivious = ObliviousKernel(kernel="linear", partition="values")
     oblivious.fit(estimation.features(include_s), sensitive_features=estimation.S)
     X = train.features(include_s)
@@ -162,28 +174,46 @@ def _fit_oblivious(train, estimation, test, rule, Cs, n_folds, include_s, cv_see
     test_gram = oblivious.gram(test.features(include_s), test.S, X, train.S)
     y = train.y
 
-    def fit(C, rows):
-        return SVC(kernel="precomputed", C=C).fit(O[np.ix_(rows, rows)], y[rows])
+    if solver == "exact":
+        Z, Z_test = gram_factor(O, test_gram, max_rank=MAX_EXACT_RANK)
 
-    return _choose(
-        rule,
-        Cs,
-        lambda C, tr, va: fit(C, tr).predict(O[np.ix_(va, tr)]),
-        y,
-        n_folds,
-        cv_seed,
-        lambda C: fit(C, np.arange(len(y))).predict(test_gram),
-        test.y,
-    )
+        def fit_predict(C, tr, va):
+            return LinearHingeSVC(C=C).fit(Z[tr], y[tr]).predict(Z[va])
+
+        def predict_test(C):
+            return LinearHingeSVC(C=C).fit(Z, y).predict(Z_test)
+
+    else:
+
+        def fit(C, rows):
+            return SVC(kernel="precomputed", C=C).fit(O[np.ix_(rows, rows)], y[rows])
+
+        def fit_predict(C, tr, va):
+            return fit(C, tr).predict(O[np.ix_(va, tr)])
+
+        def predict_test(C):
+            return fit(C, np.arange(len(y))).predict(test_gram)
+
+    return _choose(rule, Cs, fit_predict, y, n_folds, cv_seed, predict_test, test.y)
 
 
 def run_repetition(
-    *, seed, repetition, variant, variant_params, sizes, selection, n_folds, c_selection="cv"
+    *,
+    seed,
+    repetition,
+    variant,
+    variant_params,
+    sizes,
+    selection,
+    n_folds,
+    c_selection="cv",
+    oblivious_solver="libsvm",
 ):
     """All methods on one draw; returns one record per method.
 
     ``selection`` maps every method to its (rule, C grid) (:func:`method_selection`);
-    ``c_selection`` names that reading in the records. The stream is keyed by
+    ``c_selection`` names that reading in the records; ``oblivious_solver`` (one of
+    :data:`SOLVERS`) solves the oblivious SVM. The stream is keyed by
     (``"students"``, repetition), not by the variant or the C reading, so that every reading
     starts from the same random numbers.
     """
@@ -209,6 +239,7 @@ def run_repetition(
                 n_folds,
                 variant_params["oblivious_include_s"],
                 cv_seed,
+                oblivious_solver,
             )
         else:
             C, cv_accuracy, prediction = _fit_features(
@@ -231,7 +262,12 @@ def run_repetition(
                 "method": method,
                 "seed": int(seed),
                 "seed_keys": ["students", repetition],
-                "params": {**variant_params, "Cs": list(Cs), "n_folds": n_folds},
+                "params": {
+                    **variant_params,
+                    "Cs": list(Cs),
+                    "n_folds": n_folds,
+                    **({"solver": oblivious_solver} if method == "oblivious_svm" else {}),
+                },
                 "sizes": dict(sizes),
                 "C": float(C),
                 "cv_accuracy": float(cv_accuracy),
@@ -243,7 +279,16 @@ def run_repetition(
 
 
 def run_variant(
-    *, seed, variant, variant_params, sizes, n_repetitions, selection, n_folds, c_selection="cv"
+    *,
+    seed,
+    variant,
+    variant_params,
+    sizes,
+    n_repetitions,
+    selection,
+    n_folds,
+    c_selection="cv",
+    oblivious_solver="libsvm",
 ):
     """All repetitions of one (generator variant, C-selection reading)."""
     records = []
@@ -257,6 +302,7 @@ def run_variant(
             selection=selection,
             n_folds=n_folds,
             c_selection=c_selection,
+            oblivious_solver=oblivious_solver,
         )
     return records
 

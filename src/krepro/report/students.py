@@ -111,6 +111,12 @@ class _StudentsReading:
                 f" from 2^{c_selection['log2_C_min']}…2^{c_selection['log2_C_max']}, as the"
                 " authors' script does; it reports on the data it selects on."
             )
+            if c_selection.get("solver", "libsvm") == "exact":
+                self.note += (
+                    " The oblivious SVM is solved exactly (`solver: exact`, the primal of the"
+                    " rank ≤ d + 1 oblivious Gram); the authors' libsvm stops above the optimum"
+                    " at these C, so its predictions can differ."
+                )
 
     def values(self, method, metric):
         part = self.runs[self.runs["method"] == method].sort_values("repetition")
