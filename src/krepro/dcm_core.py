@@ -21,11 +21,10 @@ Cholesky factor) need no :math:`N \times N` solve:
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 from scipy import linalg
 
+from krepro.content_key import content_key
 from krepro.kernels import gram
 from krepro.spectral import pivoted_cholesky, top_eigh
 from krepro.validation import label_codes
@@ -139,7 +138,7 @@ class ExactFeatureMap:
         project the same training and test points once. Not pickled.
         """
         X = np.asarray(X, dtype=float)
-        key = (X.shape, hashlib.blake2b(np.ascontiguousarray(X).tobytes()).digest())
+        key = content_key(X)
         cache = self.__dict__.setdefault("_features", {})
         if key not in cache:
             K = gram(X, self.X, **self.kernel_params)

@@ -36,7 +36,6 @@ loop over all pairs.
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from numbers import Integral, Real
 from typing import ClassVar
@@ -48,6 +47,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.conditional import PartitionConditionalMean, make_partition
+from krepro.content_key import content_key
 from krepro.kernels import KERNELS, gram, kernel_params
 from krepro.tiled_gram import (
     KernelTiles,
@@ -368,7 +368,7 @@ class ObliviousKernel(BaseEstimator):
         Cached by the content of ``X`` (the last few sets) until the next ``fit``.
         """
         X = np.ascontiguousarray(X)
-        key = (X.shape, hashlib.blake2b(X, digest_size=16).digest())
+        key = content_key(X)
         cached = self.products_cache_.get(key)
         if cached is not None and np.array_equal(cached[0], X):
             self.products_cache_.move_to_end(key)

@@ -29,7 +29,6 @@ projections (FastDCM and its sweep row at the same landmark count) share one fit
 
 from __future__ import annotations
 
-import hashlib
 import time
 import warnings
 
@@ -38,6 +37,7 @@ import pandas as pd
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
 
+from krepro.content_key import content_key
 from krepro.data.parkinsons import TARGETS, subject_split
 from krepro.dcm import COIR, DCM, DICA, fit_shared, median_gamma
 from krepro.linear_svr import LinearEpsilonSVR
@@ -108,16 +108,6 @@ def _svr_rmse(Z, y, Z_test, y_test, svr, kernel):
         model.fit(scaler.transform(Z), y)
         prediction = svr_predict(model, scaler.transform(Z_test))
     return float(np.sqrt(np.mean((prediction - y_test) ** 2)))
-
-
-def _digest(*arrays):
-    """Content key of arrays (shape, dtype and bytes): equal keys mean equal arrays."""
-    digest = hashlib.blake2b(digest_size=16)
-    for array in arrays:
-        array = np.ascontiguousarray(array)
-        digest.update(repr((array.shape, array.dtype.str)).encode())
-        digest.update(array.data)
-    return digest.hexdigest()
 
 
 def run_repetition(data, *, seed, repetition, settings, centring="centred", sweep=True):
@@ -214,7 +204,7 @@ def run_repetition(data, *, seed, repetition, settings, centring="centred", swee
             fitted = fit_shared(transformers, X, y, domains=domains, cache=cache)
         for (meth, version, M), (transformer, cpu, wall) in zip(jobs, fitted, strict=True):
             Z, Z_test = transformer.transform(X), transformer.transform(X_test)
-            projections = _digest(Z, Z_test)
+            projections = content_key(Z, Z_test)
             for kernel in kernels if version != "sweep" else [sweep_kernel]:
                 key = (projections, kernel)
                 if key not in fitted_rmse:
