@@ -224,3 +224,25 @@ def test_landmark_pool_makes_learner_rows_exact():
     np.testing.assert_allclose(Z @ Z.T, exact.gram(X[learn], S[learn]), atol=1e-8)
     with pytest.raises(ValueError, match="landmarks"):
         features.fit(X, sensitive_features=S, landmarks=X[:, :2])
+
+
+def test_ferm_projected_gram_is_the_block_mean_formula_and_keeps_its_inputs():
+    """K − ττᵀ/‖u‖² with τ and ‖u‖² from block means of K (the FERM reference's formulas)."""
+    X, y, s, X_test = _ferm_data()
+    K, K_cross = gram(X, None, "rbf", gamma=0.5), gram(X_test, X, "rbf", gamma=0.5)
+    K_before, K_cross_before = K.copy(), K_cross.copy()
+    K_projected, K_cross_projected = ferm_projected_gram(K, y, s, K_cross)
+    high, low = (y == 1) & (s == 1), (y == 1) & (s == 0)
+    tau = K[high].mean(axis=0) - K[low].mean(axis=0)
+    norm2 = (
+        K[np.ix_(high, high)].mean() + K[np.ix_(low, low)].mean() - 2 * K[np.ix_(high, low)].mean()
+    )
+    tau_cross = K_cross[:, high].mean(axis=1) - K_cross[:, low].mean(axis=1)
+    np.testing.assert_allclose(K_projected, K - np.outer(tau, tau) / norm2, atol=1e-12)
+    np.testing.assert_allclose(
+        K_cross_projected, K_cross - np.outer(tau_cross, tau) / norm2, atol=1e-12
+    )
+    assert (K == K_before).all() and (K_cross == K_cross_before).all()
+    # u is orthogonal to the projected features: the projected τ vanishes.
+    v = high / high.sum() - low / low.sum()
+    assert np.abs(K_projected @ v).max() < 1e-12

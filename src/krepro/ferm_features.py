@@ -32,10 +32,12 @@ predictions of the two mostly agree (``tests/test_oblivious_features.py``).
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import blas
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from krepro.ferm_dual import fairness_direction, project_gram
 from krepro.oblivious_features import KernelFeatureMap
 
 __all__ = ["FERMFeatures", "ferm_projected_gram", "project_out"]
@@ -68,17 +70,19 @@ def project_out(features, direction, out=None):
 def ferm_projected_gram(K, y, sensitive_features, K_cross=None):
     r"""Kernel form of the projection: Gram matrices of :math:`P\varphi(x)` (exact FERM primal).
 
-    With :math:`\tau_j = \langle\varphi(x_j), u\rangle` (the FERM reference's τ) and
-    :math:`\lVert u\rVert^2` from block means of ``K``,
+    With :math:`v = 1_{A_1}/|A_1| - 1_{A_0}/|A_0|` (so :math:`u = \sum_i v_i\varphi(x_i)`),
+    :math:`\tau = Kv` (:math:`\tau_j = \langle\varphi(x_j), u\rangle`, the FERM reference's
+    τ) and :math:`\lVert u\rVert^2 = v^\top K v`,
     :math:`\langle P\varphi(a), P\varphi(b)\rangle = k(a, b) - \tau_a\tau_b/\lVert u\rVert^2`.
     ``SVC(kernel="precomputed")`` on these matrices solves the SVM under
     :math:`\langle w, u\rangle = 0` exactly; :class:`FERMFeatures` with every training point
-    a landmark reproduces it.
+    a landmark reproduces it. Memory: the returned matrices only (two matrix-vector products
+    and BLAS rank-one updates of the copies, :func:`krepro.ferm_dual.project_gram`).
 
     Parameters
     ----------
     K : ndarray of shape (n, n)
-        Training Gram matrix.
+        Training Gram matrix (symmetric).
     y : array-like of shape (n,)
         Binary target; the larger label is the positive class.
     sensitive_features : array-like of shape (n,)
@@ -95,15 +99,15 @@ def ferm_projected_gram(K, y, sensitive_features, K_cross=None):
     positives = y == unique_labels(y)[-1]
     groups = np.unique(s)
     high, low = positives & (s == groups.max()), positives & (s == groups.min())
-    tau = K[high].mean(axis=0) - K[low].mean(axis=0)
-    norm2 = (
-        K[np.ix_(high, high)].mean() + K[np.ix_(low, low)].mean() - 2 * K[np.ix_(high, low)].mean()
-    )
-    projected = K - np.outer(tau, tau) / norm2
+    v = high / high.sum() - low / low.sum()
+    tau, norm2 = fairness_direction(K, v)
+    projected = project_gram(np.array(K, dtype=np.float64, order="C"), tau, norm2)
     if K_cross is None:
         return projected
-    tau_cross = K_cross[:, high].mean(axis=1) - K_cross[:, low].mean(axis=1)
-    return projected, K_cross - np.outer(tau_cross, tau) / norm2
+    K_cross = np.array(K_cross, dtype=np.float64, order="C")
+    # K_crossᵀ (Fortran-ordered view, n × m) gets -τ τ_crossᵀ/‖u‖²: K_cross gets -τ_cross τᵀ/‖u‖².
+    updated = blas.dger(-1.0 / norm2, tau, K_cross @ v, a=K_cross.T, overwrite_a=True)
+    return projected, updated.T
 
 
 class FERMFeatures(TransformerMixin, BaseEstimator):
