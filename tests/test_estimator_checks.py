@@ -2,6 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from krepro.linear_svc import LinearHingeSVC
 from krepro.linear_svr import LinearEpsilonSVR
 from krepro.oblivious import ObliviousKernel
 from krepro.ridge import ObliviousRidge
@@ -13,6 +14,7 @@ from krepro.ridge import ObliviousRidge
         ObliviousRidge(),
         ObliviousRidge(mode="m-oblivious"),
         LinearEpsilonSVR(),
+        LinearHingeSVC(),
     ]
 )
 def test_sklearn_compatible_estimator(estimator, check):

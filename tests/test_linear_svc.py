@@ -85,7 +85,9 @@ def test_rejects_bad_input(data):
     Z, y = data
     with pytest.raises(ValueError, match="C must be"):
         LinearHingeSVC(C=-1.0).fit(Z, y)
-    with pytest.raises(ValueError, match="binary"):
+    with pytest.raises(ValueError, match="Only binary"):
         LinearHingeSVC().fit(Z, np.arange(len(y)) % 3)
+    with pytest.raises(ValueError, match="two classes; y has 1 class"):
+        LinearHingeSVC().fit(Z, np.ones(len(y)))
     with pytest.raises(ValueError):
         LinearHingeSVC().fit(Z, y[:-1])

@@ -32,7 +32,7 @@ import numpy as np
 import qpsolvers
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.spectral import top_eigh
@@ -110,17 +110,27 @@ class LinearHingeSVC(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.solver = solver
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
     def fit(self, X, y):
         """Solve the primal QP on ``X`` (n_samples, n_features) and binary labels ``y``."""
         X, y = validate_data(self, X, y, dtype=float)
         check_classification_targets(y)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if y_type != "binary":
+            raise ValueError(
+                f"Only binary classification is supported. The type of the target is {y_type}."
+            )
         for name in ("C", "tol"):
             value = getattr(self, name)
             if not isinstance(value, numbers.Real) or not value > 0:
                 raise ValueError(f"{name} must be a positive number, got {value!r}.")
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) != 2:
-            raise ValueError(f"LinearHingeSVC is binary; y has {len(self.classes_)} class(es).")
+            raise ValueError(f"LinearHingeSVC needs two classes; y has {len(self.classes_)} class.")
         signed = 2.0 * encoded - 1.0
         n, d = X.shape
         P = sparse.block_diag(
@@ -156,4 +166,5 @@ class LinearHingeSVC(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """``classes_[1]`` where the decision function is positive, else ``classes_[0]``."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
