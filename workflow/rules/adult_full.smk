@@ -143,7 +143,7 @@ rule adult_full:
 
     Outputs: results/tables/adult_full.csv (+ .md), results/tables/adult_full_sweep.csv,
     results/figures/adult_full.png, results/report/adult_full.md.
-    Run time on 2 cores: quick 30 s, paper 5 min.
+    Run time on 2 cores: quick 30 s, paper 2.5 min.
     """
     input:
         results("tables/adult_full.csv"),

@@ -130,7 +130,7 @@ rule cme:
 
     Outputs: results/tables/cme.csv, results/figures/cme.png, results/tables/cme_oblivious.csv,
     results/figures/cme_oblivious.png, results/report/cme.md, results/report/cme_oblivious.md.
-    Run time on 2 cores: quick 20 s, paper 2 min.
+    Run time on 2 cores: quick 20 s, paper 1 min.
     """
     input:
         results("tables/cme.csv"),

@@ -103,7 +103,7 @@ rule students:
 
     Outputs: results/tables/students.csv, results/figures/oblivious_fig3.png,
     results/report/students.md.
-    Run time on 2 cores: quick 10 s, paper 1.5 h.
+    Run time on 2 cores: quick 10 s, paper 20 s.
     """
     input:
         results("tables/students.csv"),
@@ -176,7 +176,7 @@ rule adult:
     linear and RBF.
 
     Outputs: results/tables/adult_table1.csv (+ .md, .tex), results/report/adult.md.
-    Run time on 2 cores: quick 40 s, paper 5 min.
+    Run time on 2 cores: quick 40 s, paper 3 min.
     """
     input:
         results("tables/adult_table1.csv"),

@@ -74,7 +74,7 @@ rule rates:
 
     Outputs: results/tables/oblivious_rates.csv, results/figures/oblivious_rates.png,
     results/report/rates.md.
-    Run time on 2 cores: quick 30 s, paper 1 min.
+    Run time on 2 cores: quick 30 s, paper 30 s.
     """
     input:
         results("tables/oblivious_rates.csv"),
@@ -148,7 +148,7 @@ rule projection:
 
     Outputs: results/tables/projection.csv, results/figures/oblivious_projection.png,
     results/report/projection.md.
-    Run time on 2 cores: quick 20 s, paper 2 min.
+    Run time on 2 cores: quick 20 s, paper 1 min.
     """
     input:
         results("tables/projection.csv"),

@@ -72,7 +72,7 @@ rule ridge:
 
     Outputs: results/tables/ridge.csv, results/figures/oblivious_fig4.png,
     results/report/ridge.md.
-    Run time on 2 cores: quick 20 s, paper 36 s.
+    Run time on 2 cores: quick 20 s, paper 30 s.
     """
     input:
         results("tables/ridge.csv"),
