@@ -321,3 +321,41 @@ def test_run_setting_equals_the_per_estimator_refit(sensitive_dim, experiment, g
                 assert record[key] == value, key
     # The p-values are not all 1/(1 + permutations) or 1: the comparison is informative.
     assert len({r["hsic_p_value"] for r in new}) > 2
+
+
+def test_cme_coefficients_are_computed_once_per_distinct_s(monkeypatch):
+    """gram/mixed_gram reuse the CME weights of an S seen before (content-keyed cache)."""
+    rng = np.random.default_rng(4)
+    X_est, S_est = rng.normal(size=(80, 1)), rng.normal(size=80)
+    X, S = rng.normal(size=(30, 1)), rng.normal(size=30)
+    X_test, S_test = rng.normal(size=(20, 1)), rng.normal(size=20)
+
+    def kernel():
+        cme = CMEConditionalMean(kernel="rbf", gamma=0.5, alpha=1e-2)
+        return ObliviousKernel(kernel="rbf", gamma=1.0, conditional_mean=cme).fit(
+            X_est, sensitive_features=S_est
+        )
+
+    fresh = [kernel() for _ in range(3)]
+    expected = [
+        fresh[0].gram(X, S),
+        fresh[1].gram(X_test, S_test, X, S),
+        fresh[2].mixed_gram(X_test, S_test, X),
+    ]
+    cached = kernel()
+    calls = []
+    membership = cached.conditional_mean_.membership
+    monkeypatch.setattr(
+        cached.conditional_mean_, "membership", lambda s: calls.append(len(s)) or membership(s)
+    )
+    got = [
+        cached.gram(X, S),
+        cached.gram(X_test, S_test, X, S),
+        cached.mixed_gram(X_test, S_test, X),
+        cached.gram(X, S + 0.0),  # an equal copy hits the cache too
+    ]
+    assert sorted(calls) == [20, 30]  # one CME solve per distinct S
+    for a, b in zip(got, [*expected, expected[0]], strict=True):
+        np.testing.assert_array_equal(a, b)
+    cached.fit(X_est, sensitive_features=S_est)
+    assert len(cached.coefficients_cache_) == 0  # emptied by fit

@@ -208,6 +208,9 @@ class ObliviousKernel(BaseEstimator):
         :math:`P = K(X, \mathrm{est})\,G` (read-only, shape ``(n, L + 1)``) of the last
         four point sets ``X`` passed to :meth:`gram` or :meth:`mixed_gram`, keyed by their
         content (a hash, then an exact comparison with a stored copy); emptied by ``fit``.
+    coefficients_cache_ : OrderedDict
+        The same for the coefficients :math:`r(s)` of numeric sensitive features (for a
+        kernel CME an (n, m) weight matrix, one solve with the estimation sample each).
 
     Notes
     -----
@@ -346,6 +349,7 @@ class ObliviousKernel(BaseEstimator):
             component_gram = self.combiner_(np.ascontiguousarray(cross.T))  # Gᵀ K G
         self.component_gram_ = 0.5 * (component_gram + component_gram.T)
         self.products_cache_ = OrderedDict()
+        self.coefficients_cache_ = OrderedDict()
         return self
 
     # -- building blocks -------------------------------------------------------------------
@@ -388,10 +392,27 @@ class ObliviousKernel(BaseEstimator):
         return P
 
     def _coefficients(self, S):
-        """:math:`r(s) = (-e_{a(s)}, 1)`, the coordinates of Z − φ(x) in the components."""
+        """:math:`r(s) = (-e_{a(s)}, 1)`, the coordinates of Z − φ(x) in the components.
+
+        For numeric S (continuous: a kernel CME's weights cost a solve with the estimation
+        sample) cached by content like :meth:`_component_products`, until the next ``fit``.
+        """
+        cacheable = S.dtype.kind in "fiub"
+        if cacheable:
+            key = content_key(S)
+            cached = self.coefficients_cache_.get(key)
+            if cached is not None and np.array_equal(cached[0], S):
+                self.coefficients_cache_.move_to_end(key)
+                return cached[1]
         membership = self.conditional_mean_.membership(S)
         membership = membership.toarray() if sparse.issparse(membership) else membership
-        return np.hstack([-membership, np.ones((membership.shape[0], 1))])
+        R = np.hstack([-membership, np.ones((membership.shape[0], 1))])
+        if cacheable:
+            R.flags.writeable = False
+            self.coefficients_cache_[key] = (S.copy(), R)
+            while len(self.coefficients_cache_) > _PRODUCT_CACHE_SIZE:
+                self.coefficients_cache_.popitem(last=False)
+        return R
 
     def _cells(self, S):
         """Cell of each point, ``L`` for a point in no cell (partitions only)."""
