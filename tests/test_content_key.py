@@ -1,8 +1,10 @@
 """content_key: equal arrays share a key, any change of shape, dtype or value changes it."""
 
+from collections import OrderedDict
+
 import numpy as np
 
-from krepro.content_key import content_key
+from krepro.content_key import cached_by_content, content_key
 
 
 def test_equal_content_equal_key():
@@ -24,3 +26,20 @@ def test_shape_dtype_value_and_order_change_the_key():
         content_key(X[:1], X),
     }
     assert len(keys) == 6
+
+
+def test_cached_by_content_computes_once_per_content_and_evicts_the_oldest():
+    cache, calls = OrderedDict(), []
+
+    def lookup(array):
+        return cached_by_content(cache, array, lambda: calls.append(1) or array * 2.0, size=2)
+
+    a, b, c = np.arange(3.0), np.arange(4.0), np.arange(5.0)
+    first = lookup(a)
+    assert lookup(a.copy()) is first and len(calls) == 1
+    assert not first.flags.writeable
+    lookup(b)
+    lookup(c)  # evicts a, the oldest
+    assert len(cache) == 2 and len(calls) == 3
+    lookup(a)
+    assert len(calls) == 4

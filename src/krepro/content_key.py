@@ -6,7 +6,7 @@ import hashlib
 
 import numpy as np
 
-__all__ = ["content_key"]
+__all__ = ["cached_by_content", "content_key"]
 
 
 def content_key(*arrays):
@@ -29,3 +29,38 @@ def content_key(*arrays):
         digest.update(repr((array.shape, array.dtype.str)).encode())
         digest.update(array.data)
     return digest.hexdigest()
+
+
+def cached_by_content(cache, array, compute, size):
+    """``compute()`` for ``array``, through a least-recently-used cache keyed by its content.
+
+    A hit needs an equal key *and* an exact comparison with the stored copy of ``array``;
+    a miss stores ``(array.copy(), value)`` with ``value`` made read-only and evicts the
+    oldest entries beyond ``size``.
+
+    Parameters
+    ----------
+    cache : collections.OrderedDict
+    array : ndarray
+        The input ``value`` depends on (its content only).
+    compute : callable
+        No arguments; returns an ndarray.
+    size : int
+        Largest number of entries kept.
+
+    Returns
+    -------
+    ndarray
+        Read-only.
+    """
+    key = content_key(array)
+    cached = cache.get(key)
+    if cached is not None and np.array_equal(cached[0], array):
+        cache.move_to_end(key)
+        return cached[1]
+    value = compute()
+    value.flags.writeable = False
+    cache[key] = (array.copy(), value)
+    while len(cache) > size:
+        cache.popitem(last=False)
+    return value

@@ -47,7 +47,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.conditional import PartitionConditionalMean, make_partition
-from krepro.content_key import content_key
+from krepro.content_key import cached_by_content
 from krepro.kernels import KERNELS, gram, kernel_params
 from krepro.tiled_gram import (
     KernelTiles,
@@ -372,23 +372,20 @@ class ObliviousKernel(BaseEstimator):
         Cached by the content of ``X`` (the last few sets) until the next ``fit``.
         """
         X = np.ascontiguousarray(X)
-        key = content_key(X)
-        cached = self.products_cache_.get(key)
-        if cached is not None and np.array_equal(cached[0], X):
-            self.products_cache_.move_to_end(key)
-            return cached[1]
+        return cached_by_content(
+            self.products_cache_, X, lambda: self._products(X), _PRODUCT_CACHE_SIZE
+        )
+
+    def _products(self, X):
+        """Uncached :meth:`_component_products`."""
         if isinstance(self.combiner_, _CellComponents):
             tiles = self._tiles(X, self.X_estimation_)
             sums = cross_products(tiles, self.combiner_.indicators, len(X), self.tile_size)
-            P = self.combiner_.finish(sums)
-        else:  # general weights: blocks of rows, each a full row of K(X, est)
-            P = np.empty((len(X), self.component_gram_.shape[0]))
-            for rows in tile_ranges(len(X), self.tile_size):
-                P[rows] = self.combiner_(self._kernel(X[rows], self.X_estimation_))
-        P.flags.writeable = False
-        self.products_cache_[key] = (X.copy(), P)
-        while len(self.products_cache_) > _PRODUCT_CACHE_SIZE:
-            self.products_cache_.popitem(last=False)
+            return self.combiner_.finish(sums)
+        # general weights: blocks of rows, each a full row of K(X, est)
+        P = np.empty((len(X), self.component_gram_.shape[0]))
+        for rows in tile_ranges(len(X), self.tile_size):
+            P[rows] = self.combiner_(self._kernel(X[rows], self.X_estimation_))
         return P
 
     def _coefficients(self, S):
@@ -397,22 +394,17 @@ class ObliviousKernel(BaseEstimator):
         For numeric S (continuous: a kernel CME's weights cost a solve with the estimation
         sample) cached by content like :meth:`_component_products`, until the next ``fit``.
         """
-        cacheable = S.dtype.kind in "fiub"
-        if cacheable:
-            key = content_key(S)
-            cached = self.coefficients_cache_.get(key)
-            if cached is not None and np.array_equal(cached[0], S):
-                self.coefficients_cache_.move_to_end(key)
-                return cached[1]
+        if S.dtype.kind not in "fiub":  # labels: a one-hot membership, cheap
+            return self._raw_coefficients(S)
+        return cached_by_content(
+            self.coefficients_cache_, S, lambda: self._raw_coefficients(S), _PRODUCT_CACHE_SIZE
+        )
+
+    def _raw_coefficients(self, S):
+        """Uncached :meth:`_coefficients`."""
         membership = self.conditional_mean_.membership(S)
         membership = membership.toarray() if sparse.issparse(membership) else membership
-        R = np.hstack([-membership, np.ones((membership.shape[0], 1))])
-        if cacheable:
-            R.flags.writeable = False
-            self.coefficients_cache_[key] = (S.copy(), R)
-            while len(self.coefficients_cache_) > _PRODUCT_CACHE_SIZE:
-                self.coefficients_cache_.popitem(last=False)
-        return R
+        return np.hstack([-membership, np.ones((membership.shape[0], 1))])
 
     def _cells(self, S):
         """Cell of each point, ``L`` for a point in no cell (partitions only)."""
