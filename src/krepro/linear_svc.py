@@ -26,15 +26,13 @@ by an interior-point method (PIQP, through :mod:`qpsolvers`) in milliseconds.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
-import qpsolvers
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from krepro.slack_qp import check_positive, solve_slack_qp
 from krepro.spectral import top_eigh
 
 __all__ = ["LinearHingeSVC", "gram_factor", "hinge_svm_objective"]
@@ -124,37 +122,25 @@ class LinearHingeSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"Only binary classification is supported. The type of the target is {y_type}."
             )
-        for name in ("C", "tol"):
-            value = getattr(self, name)
-            if not isinstance(value, numbers.Real) or not value > 0:
-                raise ValueError(f"{name} must be a positive number, got {value!r}.")
+        check_positive(self, "C", "tol")
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) != 2:
             raise ValueError(f"LinearHingeSVC needs two classes; y has {len(self.classes_)} class.")
         signed = 2.0 * encoded - 1.0
         n, d = X.shape
-        P = sparse.block_diag(
-            [sparse.identity(d) / float(self.C), sparse.csc_array((n + 1, n + 1))], "csc"
-        )
-        q = np.concatenate([np.zeros(d + 1), np.ones(n)])
         G = sparse.hstack(
             [sparse.csc_array(-signed[:, None] * X), -signed[:, None], -sparse.identity(n)],
             "csc",
         )
-        lower = np.concatenate([np.full(d + 1, -np.inf), np.zeros(n)])
-        solution = qpsolvers.solve_qp(
-            P,
-            q,
+        self.coef_, self.intercept_ = solve_slack_qp(
+            d,
             G,
             -np.ones(n),
-            lb=lower,
+            norm_divisor=self.C,
+            slack_cost=1.0,
             solver=self.solver,
-            eps_abs=self.tol,
-            eps_rel=self.tol,
+            tol=self.tol,
         )
-        if solution is None or not np.all(np.isfinite(solution)):
-            raise RuntimeError(f"The QP solver {self.solver!r} found no solution.")
-        self.coef_, self.intercept_ = solution[:d], float(solution[d])
         self.objective_ = hinge_svm_objective(self.coef_, self.intercept_, X, signed, self.C)
         return self
 

@@ -22,10 +22,11 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import qpsolvers
 from scipy import sparse
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from krepro.slack_qp import check_positive, solve_slack_qp
 
 __all__ = ["LinearEpsilonSVR", "epsilon_svr_objective"]
 
@@ -68,28 +69,19 @@ class LinearEpsilonSVR(RegressorMixin, BaseEstimator):
     def fit(self, X, y):
         """Solve the primal QP on ``X`` (n_samples, n_features) and targets ``y``."""
         X, y = validate_data(self, X, y, dtype=float, y_numeric=True)
-        for name in ("C", "tol"):
-            value = getattr(self, name)
-            if not isinstance(value, numbers.Real) or not value > 0:
-                raise ValueError(f"{name} must be a positive number, got {value!r}.")
+        check_positive(self, "C", "tol")
         if not isinstance(self.epsilon, numbers.Real) or not self.epsilon >= 0:
             raise ValueError(f"epsilon must be a non-negative number, got {self.epsilon!r}.")
         n, d = X.shape
         identity = sparse.identity(n, format="csc")
         ones = np.ones((n, 1))
-        P = sparse.block_diag([sparse.identity(d), sparse.csc_array((n + 1, n + 1))], "csc")
-        q = np.concatenate([np.zeros(d + 1), np.full(n, float(self.C))])
         G = sparse.vstack(
             [sparse.hstack([-X, -ones, -identity]), sparse.hstack([X, ones, -identity])], "csc"
         )
         h = np.concatenate([self.epsilon - y, self.epsilon + y])
-        lower = np.concatenate([np.full(d + 1, -np.inf), np.zeros(n)])
-        solution = qpsolvers.solve_qp(
-            P, q, G, h, lb=lower, solver=self.solver, eps_abs=self.tol, eps_rel=self.tol
+        self.coef_, self.intercept_ = solve_slack_qp(
+            d, G, h, norm_divisor=1.0, slack_cost=self.C, solver=self.solver, tol=self.tol
         )
-        if solution is None or not np.all(np.isfinite(solution)):
-            raise RuntimeError(f"The QP solver {self.solver!r} found no solution.")
-        self.coef_, self.intercept_ = solution[:d], float(solution[d])
         self.objective_ = epsilon_svr_objective(
             self.coef_, self.intercept_, X, y, self.C, self.epsilon
         )
