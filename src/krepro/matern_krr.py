@@ -34,14 +34,15 @@ long-double reference.
 Predictions use the left and right sums :math:`L(\tilde t) = \sum_{t_i \le \tilde t}
 e(\tilde t - t_i)\alpha_i` and :math:`R(\tilde t) = \sum_{t_i > \tilde t} e(t_i - \tilde
 t)\alpha_i`, :math:`\hat f(\tilde t) = c^\top L(\tilde t) + c^\top R(\tilde t)`: carried
-from one sorted target to the next by :math:`\Phi`, which is the same for every block, so one
-loop over the targets serves all blocks of all partitionings (:func:`_scan`).
+from one sorted target to the next by :math:`\Phi`, whose matrices are computed once for all
+blocks (:func:`_predict_blocks`).
 
-Many independent systems are solved at once: blocks of equal size are stacked, and
-partitionings of different block sizes share one loop over the position in the block (the
-blocks still running at a position form a prefix of the stacked columns). The loops have
-``max(n)`` and ``T`` steps of a few NumPy calls on arrays of all active blocks; there are no
-Python loops over blocks.
+The recursions are sequential along a block, so they are compiled (Numba): one pass per
+block keeps its :math:`(q+1)`-dimensional state in registers, where a vectorised NumPy form
+(one array operation per position, across all blocks) spends its time on temporaries and
+call overhead. Cost: about 250 flops per point for the factorisation and substitutions and
+:math:`2(q+1)^2` per (block, target) for the predictions; compiled once per machine and
+cached beside this file.
 """
 
 from __future__ import annotations
@@ -51,16 +52,21 @@ from functools import lru_cache
 from math import comb, factorial
 
 import numpy as np
+from numba import njit
 
-from krepro.kernels import _MATERN_POLYNOMIAL, _matern_coefficients
+from krepro.kernels import _matern_coefficients
 
 __all__ = ["matern_partition_predictions"]
 
 
 # --------------------------------------------------------------------------- tables
 
-# Observation covector c = a of the e-basis, by state dimension.
-_MATERN_OBSERVATION = {len(a): np.array(a) for a in _MATERN_POLYNOMIAL.values()}
+
+#: State dimension of the compiled recursions: the largest Matérn order's q + 1 (ν = 7/2).
+STATE = 4
+#: Blocks processed together by the compiled recursions (vectorised across blocks; their
+#: states stay in the L1 cache).
+CHUNK = 64
 
 
 @dataclass(frozen=True)
@@ -77,13 +83,7 @@ class _Tables:
     a: np.ndarray  # (d,) kernel polynomial coefficients
     c: np.ndarray  # (d,) observation covector, whitened
     e0: np.ndarray  # (d,) unit vector e_0, whitened
-    prediction: np.ndarray  # (d, d): whitened sums -> coefficients of the polynomial in the gap
-    rows: np.ndarray  # packed upper triangle of a symmetric d x d matrix
-    cols: np.ndarray
-    Sc: np.ndarray  # (d, p): packed S -> S c
-    transport_S: np.ndarray  # (p, (2q + 1) p): packed S -> Phi S Phi^T, powers e^{-2D} D^m
-    transport: np.ndarray  # (d, (q + 1) d): v -> Phi v, powers e^{-D} D^k
-    transport_T: np.ndarray  # (d, (q + 1) d): g -> Phi^T g
+    B: np.ndarray  # (d, d, d): the whitened B_k of Phi(D) = e^{-D} sum_k D^k B_k
 
 
 def _stationary_covariance(a):
@@ -114,247 +114,255 @@ def _stationary_covariance(a):
 @lru_cache(maxsize=8)
 def _tables(coefficients):
     a = np.asarray(coefficients, dtype=float)
-    d = len(a)
-    q = d - 1
-    H = np.zeros((d, d))
-    for k in range(d):
-        for s in range(d - k):
-            H[k, s] = a[k + s] * comb(k + s, k)
     root = np.linalg.cholesky(_stationary_covariance(a))
     whiten = np.linalg.inv(root)
-    rows, cols = np.triu_indices(d)
-    n_packed = len(rows)
-    # Phi(D) = e^{-D} sum_k D^k B_k with (B_k)_{rs} = binom(r, s) for r - s = k; whitened.
-    B = np.zeros((d, d, d))
-    for r in range(d):
-        for s in range(r + 1):
-            B[r - s, r, s] = comb(r, s)
-    B = whiten @ B @ root
-    sc = np.zeros((d, n_packed))
-    transport_S = np.zeros((n_packed, 2 * q + 1, n_packed))
-    for index, (u, v) in enumerate(zip(rows, cols, strict=True)):
-        unit = np.zeros((d, d))
-        unit[u, v] = unit[v, u] = 1.0
-        sc[:, index] = unit @ (root.T @ a)
-        for j in range(d):
-            for k in range(d):
-                transport_S[:, j + k, index] += (B[j] @ unit @ B[k].T)[rows, cols]
     return _Tables(
-        a=a,
-        c=root.T @ a,
-        e0=whiten[:, 0].copy(),
-        prediction=H @ root,
-        rows=rows,
-        cols=cols,
-        Sc=sc,
-        transport_S=transport_S.reshape(n_packed, -1),
-        transport=B.transpose(1, 0, 2).reshape(d, -1),  # [r, k d + s] = (B_k)_{rs}
-        transport_T=B.transpose(2, 0, 1).reshape(d, -1),  # [r, k d + s] = (B_k)_{sr}
+        a=_pad(a),
+        c=_pad(root.T @ a),
+        e0=_pad(whiten[:, 0]),
+        B=_pad(whiten @ _binomial_basis(len(a)) @ root),
     )
 
 
-# --------------------------------------------------------------------------- layout
+def _pad(array):
+    """``array`` zero-padded to :data:`STATE` along every axis (C-contiguous float64).
 
-
-@dataclass(frozen=True)
-class _Layout:
-    """Step-major storage of several levels of equal-size blocks.
-
-    Level ``l`` has ``counts[l]`` blocks of ``sizes[l]`` points (sizes non-increasing). At step
-    ``k`` the running blocks are the first ``active[k]`` stacked columns; their entries lie at
-    ``offsets[k]:offsets[k] + active[k]`` of a flat array. ``index[l]`` (shape
-    ``(counts[l], sizes[l])``) maps the level's (block, position) to the flat array.
+    Zero rows and columns stay zero through every recursion, so padded orders give the
+    same results, and the compiled loops see a compile-time state dimension.
     """
-
-    sizes: tuple
-    counts: tuple
-    active: np.ndarray
-    offsets: np.ndarray
-    index: tuple
-
-    @property
-    def total(self):
-        return int(self.offsets[-1])
-
-
-@lru_cache(maxsize=8)
-def _layout(sizes, counts):
-    column_start = np.concatenate([[0], np.cumsum(counts)])
-    active = np.array(
-        [sum(c for n, c in zip(sizes, counts, strict=True) if n > k) for k in range(sizes[0])],
-        dtype=np.int64,
-    )
-    offsets = np.concatenate([[0], np.cumsum(active)])
-    index = tuple(
-        offsets[None, :n] + column_start[level] + np.arange(count)[:, None]
-        for level, (n, count) in enumerate(zip(sizes, counts, strict=True))
-    )
-    return _Layout(sizes, counts, active, offsets, index)
+    out = np.zeros((STATE,) * array.ndim)
+    out[tuple(slice(0, n) for n in array.shape)] = array
+    return out
 
 
 # --------------------------------------------------------------------------- recursions
 
 
-def _powers(delta, degree, factor):
-    """``exp(-factor * delta) * delta**k``, ``k = 0..degree``, in rows (``degree + 1``, m)."""
-    out = np.empty((degree + 1, len(delta)))
-    np.multiply(delta, -factor, out=out[0])
-    np.exp(out[0], out=out[0])
-    for k in range(1, degree + 1):
-        np.multiply(out[k - 1], delta, out=out[k])
-    return out
+@njit(cache=True)
+def _transitions(t, k, B, start, width, powers, Phi):
+    r""":math:`\Phi(t_{b,k} - t_{b,k-1})` of blocks ``start .. start + width`` into ``Phi``
+    (4, 4, chunk), with :math:`\Phi(\Delta) = e^{-\Delta}\sum_m \Delta^m B_m`."""
+    d = STATE
+    for b in range(width):
+        delta = t[start + b, k] - t[start + b, k - 1]
+        power = np.exp(-delta)
+        powers[0, b] = power
+        for m in range(1, d):
+            power *= delta
+            powers[m, b] = power
+    for i in range(d):
+        for j in range(d):
+            w = B[0, i, j]
+            for b in range(width):
+                Phi[i, j, b] = w * powers[0, b]
+            for m in range(1, d):
+                w = B[m, i, j]
+                for b in range(width):
+                    Phi[i, j, b] += w * powers[m, b]
 
 
-class _Sweeps:
-    """Factorisation and substitutions over the step-major layout, whitened coordinates.
+@njit(cache=True)
+def _solve_blocks(t, rhs, diagonal, B, c, e0):
+    r""":math:`(K_p + \sigma^2 I)\alpha_p = y_p` for every block (row) ``p``, whitened coordinates.
 
-    States are (components, running blocks) arrays; per-entry results are stored at the
-    entry's flat position (``(d, total)`` or ``(total,)``).
+    ``t`` (blocks, n): each row's sorted scaled points; ``rhs`` the matching targets;
+    ``diagonal`` = :math:`a_0 + \sigma^2`; ``B`` (4, 4, 4) the whitened :math:`B_m`;
+    ``c``, ``e0`` the whitened covector and unit vector. The factorisation ``(D, W)`` and the
+    forward substitution run in one sweep up the rows, the back substitution
+    :math:`L^\top\alpha = z/D` in one sweep down them (module docstring), :data:`CHUNK`
+    blocks at a time (vectorised across blocks); returns α in the layout of ``t``.
     """
-
-    def __init__(self, tables, layout, t, noise):
-        self.tables, self.layout = tables, layout
-        q = len(tables.a) - 1
-        delta = np.zeros(layout.total)
-        off, active = layout.offsets, layout.active
-        for k in range(1, len(active)):
-            c = active[k]
-            delta[off[k] : off[k] + c] = t[off[k] : off[k] + c] - t[off[k - 1] : off[k - 1] + c]
-        # Powers of the gap from step k - 1 into step k, at step k's entries.
-        self.vector_powers = _powers(delta, q, 1.0)
-        self.matrix_powers = _powers(delta, 2 * q, 2.0)
-        self.diagonal = tables.a[0] + noise
-
-    def _part(self, k):
-        start = self.layout.offsets[k]
-        return slice(start, start + self.layout.active[k])
-
-    def factor_forward(self, rhs):
-        """Factorisation ``(D, W)`` and the forward substitution ``z`` of ``L z = rhs``."""
-        tables, layout = self.tables, self.layout
-        d, n_packed = len(tables.a), len(tables.rows)
-        S = np.zeros((n_packed, layout.active[0]))
-        f = np.zeros((d, layout.active[0]))
-        D = np.empty(layout.total)
-        W = np.empty((d, layout.total))
-        z = np.empty(layout.total)
-        for k in range(len(layout.active)):
-            c, part = layout.active[k], self._part(k)
+    n_blocks, n = t.shape
+    d = STATE
+    K = CHUNK
+    alpha = np.empty((n_blocks, n))
+    D = np.empty((n, K))
+    W = np.empty((n, d, K))
+    z = np.empty((n, K))
+    S = np.empty((d, d, K))
+    PS = np.empty((d, d, K))
+    Phi = np.empty((d, d, K))
+    powers = np.empty((d, K))
+    f = np.empty((d, K))
+    v = np.empty((d, K))
+    for start in range(0, n_blocks, K):
+        width = min(K, n_blocks - start)
+        S[:] = 0.0
+        f[:] = 0.0
+        for k in range(n):
             if k:
-                spread = self.vector_powers[:, None, part] * f[None, :, :c]
-                f = tables.transport @ spread.reshape(-1, c)
-                spread = self.matrix_powers[:, None, part] * S[None, :, :c]
-                S = tables.transport_S @ spread.reshape(-1, c)
-            Sc = tables.Sc @ S
-            Dk = np.subtract(self.diagonal[part], tables.c @ Sc, out=D[part])
-            r = tables.e0[:, None] - Sc
-            Wk = np.divide(r, Dk, out=W[:, part])
-            zk = np.subtract(rhs[part], tables.c @ f, out=z[part])
-            S += r[tables.rows] * Wk[tables.cols]
-            f += Wk * zk
-        return D, W, z
-
-    def substitute_backward(self, D, W, z):
-        """Back substitution ``L^T alpha = z / D``."""
-        tables, layout = self.tables, self.layout
-        d = len(tables.a)
-        alpha = np.empty(layout.total)
-        g = np.zeros((d, layout.active[-1]))
-        previous = None
-        for k in range(len(layout.active) - 1, -1, -1):
-            c, part = layout.active[k], self._part(k)
-            if previous is not None:
-                c1 = layout.active[k + 1]
-                g += np.multiply.outer(tables.c, alpha[previous])
-                spread = self.vector_powers[:, None, previous] * g[None]
-                moved = tables.transport_T @ spread.reshape(-1, c1)
-                if c > c1:
-                    g = np.zeros((d, c))
-                    g[:, :c1] = moved
-                else:
-                    g = moved
-            ak = np.divide(z[part], D[part], out=alpha[part])
-            ak -= np.einsum("ij,ij->j", W[:, part], g)
-            previous = part
-        return alpha
+                _transitions(t, k, B, start, width, powers, Phi)
+                for i in range(d):  # f <- Phi f
+                    for b in range(width):
+                        v[i, b] = Phi[i, 0, b] * f[0, b]
+                    for j in range(1, d):
+                        for b in range(width):
+                            v[i, b] += Phi[i, j, b] * f[j, b]
+                f, v = v, f
+                for i in range(d):  # S <- Phi S Phi^T (upper triangle, mirrored)
+                    for j in range(d):
+                        for b in range(width):
+                            PS[i, j, b] = Phi[i, 0, b] * S[0, j, b]
+                        for m in range(1, d):
+                            for b in range(width):
+                                PS[i, j, b] += Phi[i, m, b] * S[m, j, b]
+                for i in range(d):
+                    for j in range(i, d):
+                        for b in range(width):
+                            S[i, j, b] = PS[i, 0, b] * Phi[j, 0, b]
+                        for m in range(1, d):
+                            for b in range(width):
+                                S[i, j, b] += PS[i, m, b] * Phi[j, m, b]
+                        for b in range(width):
+                            S[j, i, b] = S[i, j, b]
+            for b in range(width):
+                D[k, b] = diagonal
+                z[k, b] = rhs[start + b, k]
+            for i in range(d):
+                for b in range(width):
+                    v[i, b] = S[i, 0, b] * c[0]
+                for j in range(1, d):
+                    for b in range(width):
+                        v[i, b] += S[i, j, b] * c[j]  # S c
+                for b in range(width):
+                    D[k, b] -= c[i] * v[i, b]
+                    z[k, b] -= c[i] * f[i, b]
+            for i in range(d):
+                for b in range(width):
+                    v[i, b] = e0[i] - v[i, b]  # r = e0 - S c
+                    W[k, i, b] = v[i, b] / D[k, b]
+            for i in range(d):  # S += r W^T (= D W W^T, symmetric)
+                for j in range(i, d):
+                    for b in range(width):
+                        S[i, j, b] += v[i, b] * W[k, j, b]
+                        S[j, i, b] = S[i, j, b]
+                for b in range(width):
+                    f[i, b] += W[k, i, b] * z[k, b]
+        f[:] = 0.0  # g, the back substitution's state
+        for k in range(n - 1, -1, -1):
+            if k < n - 1:
+                for i in range(d):
+                    for b in range(width):
+                        f[i, b] += c[i] * alpha[start + b, k + 1]
+                _transitions(t, k + 1, B, start, width, powers, Phi)
+                for i in range(d):  # g <- Phi^T g
+                    for b in range(width):
+                        v[i, b] = Phi[0, i, b] * f[0, b]
+                    for j in range(1, d):
+                        for b in range(width):
+                            v[i, b] += Phi[j, i, b] * f[j, b]
+                f, v = v, f
+            for b in range(width):
+                alpha[start + b, k] = z[k, b] / D[k, b]
+            for i in range(d):
+                for b in range(width):
+                    alpha[start + b, k] -= W[k, i, b] * f[i, b]
+    return alpha
 
 
 # --------------------------------------------------------------------------- targets
 
 
-def _scan(t, targets, alphas, columns, n_columns, degree, rows=None):
-    r"""Predictions at sorted targets of every block of every partition, one loop over targets.
+#: Blocks swept together by :func:`_predict_blocks` (their states stay in the L1 cache).
+CHUNK = 128
+
+
+@njit(cache=True)
+def _predict_blocks(
+    alpha, order, bins, left_offsets, right_offsets, transitions, c, rows, out, column
+):
+    r"""Predictions of every block at every sorted target, into ``out`` (T, blocks).
 
     The left sums :math:`L(\tilde t) = \sum_{t_i \le \tilde t} e(\tilde t - t_i)\alpha_i` obey
     :math:`L(\tilde t_s) = \Phi(\tilde t_s - \tilde t_{s-1}) L(\tilde t_{s-1}) + \sum_{\tilde
     t_{s-1} < t_i \le \tilde t_s} e(\tilde t_s - t_i)\alpha_i`, and the right sums
     :math:`R(\tilde t) = \sum_{t_i > \tilde t} e(t_i - \tilde t)\alpha_i` the mirror image;
-    the prediction is :math:`c^\top L(\tilde t) + c^\top R(\tilde t)` (e-basis, :math:`c = a`).
-    The transitions are shared by all blocks, so each step is one small matrix product over
-    all of them. The points' offsets :math:`e(\cdot)` to their neighbouring targets do not
-    depend on the partition and are computed once.
+    the prediction is :math:`c^\top L(\tilde t) + c^\top R(\tilde t)` (e-basis, :math:`c =
+    a`). Blocks are swept :data:`CHUNK` at a time: each block's points are first summed per
+    target interval, then one sweep over the targets per direction updates all the chunk's
+    states at once (vectorised across blocks).
 
-    Parameters
-    ----------
-    t : ndarray of shape (N,)
-        The (scaled) points, in their original order.
-    targets : ndarray of shape (T,)
-        Sorted scaled targets.
-    alphas : ndarray of shape (L, N)
-        Per partition, the dual coefficient of every point.
-    columns : ndarray of shape (L, N)
-        Per partition, the stacked block index of every point.
-    rows : ndarray of shape (T,), default=None
-        Output row of each sorted target (e.g. the sorting permutation, so the rows come
-        out in the targets' original order); ``None``: sorted order.
-
-    Returns
-    -------
-    predictions : ndarray of shape (T, n_columns)
-        Row ``rows[s]`` holds sorted target ``s`` (writing there directly saves a permuting
-        copy of the whole array).
+    ``alpha``, ``order`` (blocks, n): the coefficients and original indices of each block's
+    points; ``bins`` (N,): the number of targets left of each point;
+    ``left_offsets``/``right_offsets`` (N, 4): :math:`e(\cdot)` of each point's gap to its
+    first target at or right of it / last target left of it; ``transitions`` (T, 4, 4):
+    :math:`\Phi` from sorted target s - 1 to s; ``rows`` (T,): output row of each sorted
+    target; ``column``: the output column of the first block.
     """
-    d = degree + 1
-    n_targets = len(targets)
-    bins = np.searchsorted(targets, t, side="left")  # number of targets left of t_i
-    by_bin = np.argsort(bins.astype(np.min_scalar_type(n_targets)), kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(bins, minlength=n_targets + 1))])
-    bins, t_bin = bins[by_bin], t[by_bin]
-    # Offsets to the first target at or right of the point and to the last one left of it.
-    left_gap = targets[np.minimum(bins, n_targets - 1)] - t_bin
-    right_gap = t_bin - targets[np.maximum(bins - 1, 0)]
-    left_offsets = _powers(np.maximum(left_gap, 0.0), degree, 1.0)  # (d, N)
-    right_offsets = _powers(np.maximum(right_gap, 0.0), degree, 1.0)
-    # (partition, component, point) arrays, points in target order: flat state index, values.
-    weights = alphas[:, None, by_bin]
-    index = columns[:, None, by_bin] + (np.arange(d) * n_columns)[None, :, None]
-    left_values = weights * left_offsets[None]
-    right_values = weights * right_offsets[None]
+    n_blocks, n = alpha.shape
+    n_targets, d = transitions.shape[0], STATE
+    added = np.zeros((n_targets + 1, d, CHUNK))
+    state = np.empty((d, CHUNK))
+    moved = np.empty((d, CHUNK))
+    for start in range(0, n_blocks, CHUNK):
+        k = min(CHUNK, n_blocks - start)
+        first = column + start
+        for side in range(2):
+            offsets = left_offsets if side == 0 else right_offsets
+            for b in range(k):
+                for q in range(n):
+                    index = order[start + b, q]
+                    a = alpha[start + b, q]
+                    for i in range(d):
+                        added[bins[index], i, b] += a * offsets[index, i]
+            state[:, :k] = 0.0
+            for step in range(n_targets):
+                # Left sums: target s takes the points of interval s (bins == s); right sums
+                # (leftwards): target s takes those of interval s + 1.
+                s = step if side == 0 else n_targets - 1 - step
+                interval = s if side == 0 else s + 1
+                if step:
+                    phi = transitions[s] if side == 0 else transitions[s + 1]
+                    for i in range(d):
+                        w = phi[i, 0]
+                        for b in range(k):
+                            moved[i, b] = w * state[0, b]
+                        for j in range(1, d):
+                            w = phi[i, j]
+                            for b in range(k):
+                                moved[i, b] += w * state[j, b]
+                    state, moved = moved, state
+                for i in range(d):
+                    for b in range(k):
+                        state[i, b] += added[interval, i, b]
+                        added[interval, i, b] = 0.0
+                row = out[rows[s]]
+                if side == 0:
+                    for b in range(k):
+                        row[first + b] = c[0] * state[0, b]
+                else:
+                    for b in range(k):
+                        row[first + b] += c[0] * state[0, b]
+                for i in range(1, d):
+                    for b in range(k):
+                        row[first + b] += c[i] * state[i, b]
+            unused = n_targets if side == 0 else 0  # beyond the last / before the first target
+            for i in range(d):
+                for b in range(k):
+                    added[unused, i, b] = 0.0
+
+
+def _powers(delta, degree, factor, rows=None):
+    """``exp(-factor * delta) * delta**k``, ``k = 0..degree``, in rows (``degree + 1``, m).
+
+    With ``rows``, only the first ``rows`` are computed and the others are zero.
+    """
+    rows = degree + 1 if rows is None else rows
+    out = np.zeros((degree + 1, len(delta)))
+    np.multiply(delta, -factor, out=out[0])
+    np.exp(out[0], out=out[0])
+    for k in range(1, rows):
+        np.multiply(out[k - 1], delta, out=out[k])
+    return out
+
+
+def _binomial_basis(d):
+    r""":math:`B_k` of :math:`\Phi(\Delta) = e^{-\Delta}\sum_k \Delta^k B_k`, e-basis: (d, d, d)."""
     B = np.zeros((d, d, d))
     for r in range(d):
         for s in range(r + 1):
             B[r - s, r, s] = comb(r, s)
-    gaps = np.concatenate([[0.0], np.diff(targets)])
-    transitions = np.einsum("ks,kij->sij", _powers(gaps, degree, 1.0), B)  # into target s
-    c = _MATERN_OBSERVATION[d]
-    rows = np.arange(n_targets) if rows is None else rows
-    out = np.empty((n_targets, n_columns))
-    right_part = np.empty((n_targets, n_columns))
-    left = np.zeros((d, n_columns))
-    right = np.zeros((d, n_columns))
-    for s in range(n_targets):
-        r = n_targets - 1 - s  # the right sums run leftwards
-        if s:
-            left = transitions[s] @ left
-            right = transitions[r + 1] @ right
-        part = slice(bounds[s], bounds[s + 1])  # points between targets s - 1 and s
-        np.add.at(left.ravel(), index[..., part].ravel(), left_values[..., part].ravel())
-        part = slice(bounds[r + 1], bounds[r + 2])  # points between targets r and r + 1
-        np.add.at(right.ravel(), index[..., part].ravel(), right_values[..., part].ravel())
-        np.matmul(c, left, out=out[rows[s]])
-        np.matmul(c, right, out=right_part[rows[r]])
-    out += right_part
-    return out
+    return B
 
 
 # --------------------------------------------------------------------------- public
@@ -388,7 +396,7 @@ def matern_partition_predictions(x, y, x_targets, partitions, noise, *, nu=3.5, 
     """
     coefficients, scale = _matern_coefficients(nu, length_scale)
     tables = _tables(tuple(coefficients))
-    d = len(tables.a)
+    d = len(coefficients)
     x = np.asarray(x, dtype=float).ravel() * scale
     y = np.asarray(y, dtype=float).ravel()
     targets = np.asarray(x_targets, dtype=float).ravel() * scale
@@ -405,36 +413,43 @@ def matern_partition_predictions(x, y, x_targets, partitions, noise, *, nu=3.5, 
         if not sigma2 > 0:
             raise ValueError(f"noise must be positive, got {sigma2!r}.")
     target_order = np.argsort(targets, kind="stable")
-    by_size = sorted(range(len(partitions)), key=lambda i: partitions[i])
-    counts = tuple(partitions[i] for i in by_size)
-    sizes = tuple(n_samples // p for p in counts)
-    layout = _layout(sizes, counts)
-    t = np.empty(layout.total)
-    rhs = np.empty(layout.total)
-    diagonal_load = np.empty(layout.total)
-    orders = []
-    for level, i in enumerate(by_size):
-        blocks = x.reshape(counts[level], sizes[level])
-        order = np.argsort(blocks, axis=1)
-        index = layout.index[level]
-        t[index] = np.take_along_axis(blocks, order, 1)
-        rhs[index] = np.take_along_axis(y.reshape(blocks.shape), order, 1)
-        diagonal_load[index] = noise[i]
-        orders.append(order + (np.arange(counts[level]) * sizes[level])[:, None])
-    sweeps = _Sweeps(tables, layout, t, diagonal_load)
-    D, W, z = sweeps.factor_forward(rhs)
-    alpha = sweeps.substitute_backward(D, W, z)
-    # Per partitioning: coefficient and stacked block of every point in its original order.
-    column_start = np.concatenate([[0], np.cumsum(counts)])
-    alphas = np.empty((len(counts), n_samples))
-    columns = np.empty((len(counts), n_samples), dtype=np.int64)
-    for level in range(len(counts)):
-        alphas[level, orders[level]] = alpha[layout.index[level]]
-        columns[level] = column_start[level] + np.arange(n_samples) // sizes[level]
-    predictions = _scan(
-        x, targets[target_order], alphas, columns, int(column_start[-1]), d - 1, target_order
-    )
-    results = [None] * len(partitions)
-    for level, i in enumerate(by_size):
-        results[i] = predictions[:, column_start[level] : column_start[level + 1]].T
+    sorted_targets = targets[target_order]
+    n_targets = len(sorted_targets)
+    # Per point: the number of targets left of it and its offsets e(.) to the first target at
+    # or right of it and to the last one left of it (the same for every partitioning).
+    bins = np.searchsorted(sorted_targets, x, side="left")
+    left_gap = sorted_targets[np.minimum(bins, n_targets - 1)] - x
+    right_gap = x - sorted_targets[np.maximum(bins - 1, 0)]
+    left_offsets = _powers(np.maximum(left_gap, 0.0), STATE - 1, 1.0, d).T.copy()  # (N, 4)
+    right_offsets = _powers(np.maximum(right_gap, 0.0), STATE - 1, 1.0, d).T.copy()
+    gaps = np.concatenate([[0.0], np.diff(sorted_targets)])
+    transitions = np.einsum("ks,kij->sij", _powers(gaps, d - 1, 1.0), _pad(_binomial_basis(d))[:d])
+    predictions = np.empty((n_targets, sum(partitions)))
+    results, start = [], 0
+    for p, sigma2 in zip(partitions, noise, strict=True):
+        blocks = x.reshape(p, n_samples // p)
+        order = np.argsort(blocks, axis=1, kind="stable")
+        alpha = _solve_blocks(
+            np.take_along_axis(blocks, order, 1),
+            np.take_along_axis(y.reshape(blocks.shape), order, 1),
+            tables.a[0] + sigma2,
+            tables.B,
+            tables.c,
+            tables.e0,
+        )
+        order += (np.arange(p) * blocks.shape[1])[:, None]  # original indices
+        _predict_blocks(
+            alpha,
+            order,
+            bins,
+            left_offsets,
+            right_offsets,
+            transitions,
+            tables.a,
+            target_order,
+            predictions,
+            start,
+        )
+        results.append(predictions[:, start : start + p].T)
+        start += p
     return results
