@@ -5,7 +5,7 @@ import pytest
 from sklearn.gaussian_process.kernels import Matern
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-from krepro.kernels import MATERN_ORDERS, gram, kernel_params, matern_1d, rbf_1d
+from krepro.kernels import MATERN_ORDERS, gram, kernel_params, matern_1d, rbf_1d, rbf_gram
 
 
 def _points(seed, n=9, d=3, shift=0.0):
@@ -230,3 +230,17 @@ def test_rbf_1d_rejects_bad_arguments():
         rbf_1d(np.zeros((3, 2)))
     with pytest.raises(ValueError, match="gamma"):
         rbf_1d([0.0, 1.0], gamma=0.0)
+
+
+@pytest.mark.parametrize(("n", "m", "d", "gamma"), [(300, 200, 5, None), (50, 70, 16, 0.07)])
+def test_rbf_gram_equals_sklearn_to_round_off(n, m, d, gamma):
+    rng = np.random.default_rng(n)
+    X, Y = 3.0 * rng.standard_normal((n, d)), rng.standard_normal((m, d))
+    Y[0] = X[0]  # a coincident pair
+    np.testing.assert_allclose(rbf_gram(X, Y, gamma), rbf_kernel(X, Y, gamma=gamma), atol=1e-13)
+    K = rbf_gram(X, gamma=gamma)
+    np.testing.assert_allclose(K, rbf_kernel(X, gamma=gamma), atol=1e-13)
+    np.testing.assert_array_equal(np.diag(K), 1.0)  # K(X, X): exactly 1 on the diagonal
+    assert K.max() <= 1.0
+    with pytest.raises(ValueError, match="same number of features"):
+        rbf_gram(X, Y[:, :2])

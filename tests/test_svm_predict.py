@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC, SVR
 
-from krepro.svm_predict import svr_predict
+from krepro.svm_predict import rbf_svr_predictions, svr_predict
 
 
 @pytest.fixture
@@ -41,3 +41,18 @@ def test_refuses_what_it_does_not_cover(data):
         svr_predict(SVC().fit(X, y > 0), X_test)
     with pytest.raises(Exception, match="not fitted"):
         svr_predict(SVR(), X_test)
+
+
+@pytest.mark.parametrize("gamma", [None, 0.37])
+def test_rbf_svr_predictions_solve_the_rbf_svr_problem(data, gamma):
+    # The same problem as SVR(kernel="rbf"); libsvm stops at its 1e-3 tolerance either way,
+    # so the two fits agree to that tolerance (the targets here span about +-12).
+    X, y, X_test = data
+    model = SVR(kernel="rbf", gamma="auto" if gamma is None else gamma, C=1.0, epsilon=0.1)
+    expected = model.fit(X, y).predict(X_test)
+    got = rbf_svr_predictions(X, y, X_test, gamma=gamma, C=1.0, epsilon=0.1)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-2)
+    # A different problem is visibly different (the check can fail).
+    other = rbf_svr_predictions(X, y, X_test, gamma=gamma, C=0.1, epsilon=0.1)
+    assert np.abs(other - expected).max() > 0.1

