@@ -231,6 +231,42 @@ def test_parkinsons_records_tables_and_section():
     assert "training mean" in section.body or "training-mean" in section.body
 
 
+def test_parkinsons_readings_in_one_call_equal_separate_calls():
+    # The workflow fits every centring of a split in one job (shared split, scaling and
+    # sanity rows): the same records as one call per centring, timings apart.
+    data = fake_parkinsons()
+    together = dcm_parkinsons.run_readings(
+        data,
+        seed=4,
+        repetition=2,
+        settings=PARK,
+        centrings=["centred", "uncentred"],
+        sweep_centrings=["centred"],
+    )
+    apart = [
+        record
+        for centring in ("centred", "uncentred")
+        for record in dcm_parkinsons.run_repetition(
+            data,
+            seed=4,
+            repetition=2,
+            settings=PARK,
+            centring=centring,
+            sweep=centring == "centred",
+        )
+    ]
+    timing = {"fit_cpu_seconds", "fit_wall_seconds"}
+
+    def strip(records):
+        return [{k: v for k, v in r.items() if k not in timing} for r in records]
+
+    assert strip(together) == strip(apart)
+    assert {r["centring"] for r in together} == {"centred", "uncentred"}
+    assert not [r for r in together if r["version"] == "sweep" and r["centring"] != "centred"]
+    with pytest.raises(ValueError, match="centring"):
+        dcm_parkinsons.run_readings(data, seed=4, repetition=2, settings=PARK, centrings=["x"])
+
+
 def test_paired_differences_are_per_split():
     runs = pd.DataFrame(
         {

@@ -68,8 +68,8 @@ from krepro.dcm_baselines import COIR, DICA
 from krepro.dcm_core import (
     dcm_solve,
     fastdcm_paper,
+    kernel_block,
 )
-from krepro.kernels import gram
 from krepro.validation import label_codes
 
 __all__ = ["APPROXIMATIONS", "COIR", "DCM", "DICA", "FastDCM", "fit_shared", "median_gamma"]
@@ -179,7 +179,7 @@ class DCM(_DomainProjection):
 
         def blocks(values, params):
             values = values[:, None] if values.ndim == 1 else values
-            C = gram(values, values[L], **params)
+            C = kernel_block(values, values[L], **params)
             W = C[L]
             return (C - C.mean(axis=0) if self.center else C), W
 

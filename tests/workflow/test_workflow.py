@@ -39,7 +39,7 @@ VERDICTS = ("reproduced", "partly reproduced", "inconclusive", "not reproduced")
 ILLUSTRATION_RULES = {"illustration_sample", "illustration_summary"}
 RIDGE_RULES = {"ridge_fit", "ridge_summary"}
 DCM_SYNTHETIC_RULES = {"dcm_synthetic_fit", "dcm_fig2_fit", "dcm_synthetic_summary"}
-DCM_PARKINSONS_RULES = {"dcm_parkinsons_fit", "dcm_parkinsons_summary", "fetch_dataset"}
+DCM_PARKINSONS_RULES = {"dcm_parkinsons_summary", "fetch_dataset"}  # + fit rules (config)
 STUDENTS_RULES = {"students_fit", "students_summary"}
 ADULT_RULES = {"fetch_dataset", "adult_fit", "adult_summary"}
 ADULT_FULL_RULES = {
@@ -273,13 +273,42 @@ def console_file(workdir: Path) -> Path:
 # --------------------------------------------------------------------------- DAG and lint
 
 
-def n_dcm_parkinsons_fits(config):
-    """One job per (centring, split): the primary centring runs n_repetitions splits."""
+def dcm_parkinsons_fit_jobs(config):
+    """Fit jobs by rule. The primary centring runs n_repetitions splits, the others
+    reading_repetitions; a split that every centring runs is one dcm_parkinsons_fit_readings
+    job, every other (centring, split) one dcm_parkinsons_fit job."""
     park = config["dcm_parkinsons"]
-    return sum(
+    reps = [
         park["n_repetitions" if c == park["primary"]["centring"] else "reading_repetitions"]
         for c in park["centring"]
-    )
+    ]
+    paired = min(reps) if len(reps) > 1 else 0
+    jobs = {
+        "dcm_parkinsons_fit_readings": paired,
+        "dcm_parkinsons_fit": sum(reps) - paired * len(reps),
+    }
+    return {rule: count for rule, count in jobs.items() if count}
+
+
+DCM_PARKINSONS_RULES |= set(dcm_parkinsons_fit_jobs(load_yaml(DEFAULT_CONFIG)))
+
+
+def test_dcm_parkinsons_fit_jobs_cover_every_reading():
+    """Both fit rules together: one records file per (centring, split), each made once."""
+    config = {
+        "dcm_parkinsons": {
+            "n_repetitions": 5,
+            "reading_repetitions": 2,
+            "centring": ["centred", "uncentred"],
+            "primary": {"centring": "centred"},
+        }
+    }
+    assert dcm_parkinsons_fit_jobs(config) == {
+        "dcm_parkinsons_fit_readings": 2,
+        "dcm_parkinsons_fit": 3,
+    }
+    config["dcm_parkinsons"]["centring"] = ["centred"]
+    assert dcm_parkinsons_fit_jobs(config) == {"dcm_parkinsons_fit": 5}
 
 
 @pytest.mark.parametrize(
@@ -330,7 +359,7 @@ def test_default_config_dry_run_schedules_expected_rules(target, expected):
         * len(config["dcm_synthetic"]["gammas"])
         * len(config["dcm_synthetic"]["centring"])
         * len(config["dcm_synthetic"]["b_scale"]),
-        "dcm_parkinsons_fit": n_dcm_parkinsons_fits(config),
+        **dcm_parkinsons_fit_jobs(config),
         "students_fit": sum(
             len(spec["variants"]) for spec in config["students"]["c_selections"].values()
         ),

@@ -1,22 +1,38 @@
-"""One subject split of DCM Table 4 under one centring (both targets, all methods, SVR
-kernels, and the landmark sweep under the primary reading) → records."""
+"""One subject split of DCM Table 4 under one or several centrings (both targets, all
+methods, SVR kernels, and the landmark sweep under the primary reading) → one records file
+per centring.
+
+Rule ``dcm_parkinsons_fit`` runs one centring (wildcard ``centring``); rule
+``dcm_parkinsons_fit_readings`` runs every centring of the split in one job (outputs named
+by centring), sharing the split, the scaling and the sanity rows.
+"""
 
 from krepro.data.parkinsons import load_parkinsons
-from krepro.experiments.dcm_parkinsons import run_repetition
+from krepro.experiments.dcm_parkinsons import run_readings
 from krepro.records import write_records
 from krepro.runtime import job
 
 with job(snakemake) as log:
-    data = load_parkinsons(snakemake.input.data)
-    records = run_repetition(
-        data,
-        seed=snakemake.params.seed,
-        repetition=int(snakemake.wildcards.rep),
-        settings=snakemake.params.settings,
-        centring=snakemake.wildcards.centring,
-        sweep=bool(snakemake.params.sweep),
+    wildcards, params = snakemake.wildcards, snakemake.params
+    if "centring" in wildcards.keys():
+        outputs = {wildcards.centring: snakemake.output[0]}
+    else:
+        outputs = {centring: snakemake.output[centring] for centring in params.centrings}
+    repetition = int(wildcards.rep)
+    records = run_readings(
+        load_parkinsons(snakemake.input.data),
+        seed=params.seed,
+        repetition=repetition,
+        settings=params.settings,
+        centrings=list(outputs),
+        sweep_centrings=[params.sweep_centring],
     )
-    log.info("%d records", len(records))
-    write_records(
-        snakemake.output[0], records, rule=snakemake.rule, wildcards=dict(snakemake.wildcards)
-    )
+    for centring, path in outputs.items():
+        mine = [record for record in records if record["centring"] == centring]
+        log.info("%s: %d records", centring, len(mine))
+        write_records(
+            path,
+            mine,
+            rule=snakemake.rule,
+            wildcards={"centring": centring, "rep": wildcards.rep},
+        )

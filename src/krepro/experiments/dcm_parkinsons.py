@@ -44,7 +44,16 @@ from krepro.linear_svr import LinearEpsilonSVR
 from krepro.seeding import generator
 from krepro.svm_predict import rbf_svr_predictions
 
-__all__ = ["AXES", "METHODS", "aggregate", "reading_name", "run_repetition", "sweep_table", "tidy"]
+__all__ = [
+    "AXES",
+    "METHODS",
+    "aggregate",
+    "reading_name",
+    "run_readings",
+    "run_repetition",
+    "sweep_table",
+    "tidy",
+]
 
 # (method, version) -> label
 METHODS = {
@@ -119,20 +128,45 @@ def run_repetition(data, *, seed, repetition, settings, centring="centred", swee
     kpca_rank_tol, primary (the primary reading; the sweep uses its SVR kernel).
     ``sweep=False`` leaves the landmark sweep out.
     """
-    if centring not in AXES["centring"]:
-        raise ValueError(f"centring must be one of {AXES['centring']}, got {centring!r}.")
-    kernels = list(settings["svr_kernel"])
-    sweep_kernel = settings.get("primary", {}).get("svr_kernel", kernels[0])
+    return run_readings(
+        data,
+        seed=seed,
+        repetition=repetition,
+        settings=settings,
+        centrings=[centring],
+        sweep_centrings=[centring] if sweep else [],
+    )
+
+
+def run_readings(data, *, seed, repetition, settings, centrings, sweep_centrings=()):
+    """:func:`run_repetition` for several centrings of one subject split, sharing the split,
+    the scaling and the reading-independent sanity rows (the same records as separate calls,
+    up to the sanity rows' timings).
+
+    ``sweep_centrings``: the centrings that also run the landmark sweep.
+    """
+    for centring in centrings:
+        if centring not in AXES["centring"]:
+            raise ValueError(f"centring must be one of {AXES['centring']}, got {centring!r}.")
     rng = generator(seed, "dcm_parkinsons", repetition)
     train = subject_split(data.subject, settings["n_train_subjects"], rng)
     landmark_seed = int(rng.integers(2**31 - 1))
     scaler = StandardScaler().fit(data.X[train])
     X, X_test = scaler.transform(data.X[train]), scaler.transform(data.X[~train])
-    domains = data.subject[train]
     gamma = median_gamma(X)
+    split = {
+        "X": X,
+        "X_test": X_test,
+        "domains": data.subject[train],
+        "gamma": gamma,
+        "landmark_seed": landmark_seed,
+        "targets": {
+            target: (data.targets[target][train], data.targets[target][~train])
+            for target in TARGETS
+        },
+    }
     base = {
         "study": "dcm_parkinsons",
-        "centring": centring,
         "repetition": repetition,
         "seed": int(seed),
         "seed_keys": ["dcm_parkinsons", repetition],
@@ -140,18 +174,41 @@ def run_repetition(data, *, seed, repetition, settings, centring="centred", swee
         "n_test": int((~train).sum()),
         "gamma": gamma,
     }
-    m = settings["n_components"]
-    cache, records = {}, []
-    for target in TARGETS:
-        y, y_test = data.targets[target][train], data.targets[target][~train]
-        fitted_rmse = {}  # identical projections (FastDCM and its M = n_landmarks sweep row)
-        target_gamma = median_gamma(y)
-        row = {**base, "target": target, "target_gamma": target_gamma}
-        rmse_mean = float(np.sqrt(np.mean((y_test - y.mean()) ** 2)))
+    sanity = {}
+    for target, (y, y_test) in split["targets"].items():
         start, wall = time.process_time(), time.perf_counter()
         prediction = rbf_svr_predictions(X, y, X_test, gamma=gamma, **settings["svr"])
-        rmse = float(np.sqrt(np.mean((prediction - y_test) ** 2)))
-        cpu, wall = time.process_time() - start, time.perf_counter() - wall
+        sanity[target] = {
+            "target_gamma": median_gamma(y),
+            "mean": float(np.sqrt(np.mean((y_test - y.mean()) ** 2))),
+            "svr": float(np.sqrt(np.mean((prediction - y_test) ** 2))),
+            "cpu": time.process_time() - start,
+            "wall": time.perf_counter() - wall,
+        }
+    records = []
+    for centring in centrings:
+        records += _reading_records(
+            split,
+            sanity,
+            {**base, "centring": centring},
+            settings,
+            centring=centring,
+            sweep=centring in sweep_centrings,
+        )
+    return records
+
+
+def _reading_records(split, sanity, base, settings, *, centring, sweep):
+    """Records of one centring: the sanity rows, then every method on both targets."""
+    kernels = list(settings["svr_kernel"])
+    sweep_kernel = settings.get("primary", {}).get("svr_kernel", kernels[0])
+    X, X_test, gamma = split["X"], split["X_test"], split["gamma"]
+    m = settings["n_components"]
+    cache, records = {}, []
+    for target, (y, y_test) in split["targets"].items():
+        fitted_rmse = {}  # identical projections (FastDCM and its M = n_landmarks sweep row)
+        target_gamma = sanity[target]["target_gamma"]
+        row = {**base, "target": target, "target_gamma": target_gamma}
         for kernel in kernels:  # reading-independent sanity rows, repeated per reading
             records += [
                 {
@@ -160,7 +217,7 @@ def run_repetition(data, *, seed, repetition, settings, centring="centred", swee
                     "method": "mean",
                     "version": "baseline",
                     "n_landmarks": 0,
-                    "rmse": rmse_mean,
+                    "rmse": sanity[target]["mean"],
                     "fit_cpu_seconds": 0.0,
                     "fit_wall_seconds": 0.0,
                 },
@@ -170,9 +227,9 @@ def run_repetition(data, *, seed, repetition, settings, centring="centred", swee
                     "method": "svr",
                     "version": "baseline",
                     "n_landmarks": 0,
-                    "rmse": rmse,
-                    "fit_cpu_seconds": cpu,
-                    "fit_wall_seconds": wall,
+                    "rmse": sanity[target]["svr"],
+                    "fit_cpu_seconds": sanity[target]["cpu"],
+                    "fit_wall_seconds": sanity[target]["wall"],
                 },
             ]
         jobs = [
@@ -194,14 +251,14 @@ def run_repetition(data, *, seed, repetition, settings, centring="centred", swee
                 epsilon=settings["epsilon"],
                 rank_tol=settings["kpca_rank_tol"],
                 M=M,
-                seed=landmark_seed,
+                seed=split["landmark_seed"],
                 center=centring == "centred",
             )
             for meth, version, M in jobs
         ]
         with warnings.catch_warnings():  # fewer informative components: n_components column
             warnings.filterwarnings("ignore", message=".*non-degenerate", category=UserWarning)
-            fitted = fit_shared(transformers, X, y, domains=domains, cache=cache)
+            fitted = fit_shared(transformers, X, y, domains=split["domains"], cache=cache)
         for (meth, version, M), (transformer, cpu, wall) in zip(jobs, fitted, strict=True):
             Z, Z_test = transformer.transform(X), transformer.transform(X_test)
             projections = content_key(Z, Z_test)
