@@ -426,18 +426,22 @@ def matern_partition_predictions(x, y, x_targets, partitions, noise, *, nu=3.5, 
     transitions = np.einsum("ks,kij->sij", _powers(gaps, d - 1, 1.0), _pad(_binomial_basis(d))[:d])
     predictions = np.empty((n_targets, sum(partitions)))
     results, start = [], 0
+    # Each block's points in increasing order (ties by index), as original indices: one sort
+    # of all points, then per partitioning a stable sort by block index (a radix sort).
+    by_position = np.argsort(x, kind="stable")
     for p, sigma2 in zip(partitions, noise, strict=True):
-        blocks = x.reshape(p, n_samples // p)
-        order = np.argsort(blocks, axis=1, kind="stable")
+        block = by_position // (n_samples // p)
+        if p <= 1 << 16:
+            block = block.astype(np.uint16)
+        order = by_position[np.argsort(block, kind="stable")].reshape(p, -1)
         alpha = _solve_blocks(
-            np.take_along_axis(blocks, order, 1),
-            np.take_along_axis(y.reshape(blocks.shape), order, 1),
+            x[order],
+            y[order],
             tables.a[0] + sigma2,
             tables.B,
             tables.c,
             tables.e0,
         )
-        order += (np.arange(p) * blocks.shape[1])[:, None]  # original indices
         _predict_blocks(
             alpha,
             order,
