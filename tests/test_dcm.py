@@ -223,6 +223,21 @@ def test_delta_kernel_closed_form_equals_n_by_n_solve(center):
     np.testing.assert_allclose(closed, naive, atol=1e-8 * np.abs(naive).max())
 
 
+@pytest.mark.parametrize("center", [True, False])
+def test_training_features_are_the_factor(center):
+    # f(X_train) = K~ U L^(-1/2) = U L^(1/2) = F: returned without a kernel block; equal to
+    # the kernel path (computed here) up to the eigenvectors' residuals.
+    X, _, _, X_test = problem()
+    fmap = ExactFeatureMap(X, {"kernel": "rbf", "gamma": GAMMA}, center=center, rank_tol=1e-8)
+    K = gram(X, kernel="rbf", gamma=GAMMA)
+    K = centre(K) if center else K
+    kernel_path = K @ fmap.projector
+    got = fmap.features(X.copy())  # by content, not identity
+    assert got is fmap.F and not got.flags.writeable
+    np.testing.assert_allclose(got, kernel_path, atol=1e-8 * np.abs(kernel_path).max())
+    assert fmap.features(X_test).shape == (len(X_test), fmap.rank)  # others: kernel path
+
+
 def dica_q(domains):
     """DICA's Q (``L`` in dica.m) entry by entry, as in Muandet et al. 2013."""
     labels = np.unique(domains)

@@ -137,6 +137,8 @@ class ExactFeatureMap:
         self.eigenvalues = values
         self.projector = vectors / np.sqrt(values)
         self.F = vectors * np.sqrt(values)
+        self.F.setflags(write=False)
+        self.training_key = content_key(X)
 
     @property
     def rank(self):
@@ -149,9 +151,16 @@ class ExactFeatureMap:
         projector; the results for the last :attr:`cache_size` distinct inputs (by content)
         are kept, read-only, so that estimators sharing this map (:func:`krepro.dcm.fit_shared`)
         project the same training and test points once. Not pickled.
+
+        The training points themselves need no kernel block: :math:`\tilde K U_r
+        \Lambda_r^{-1/2} = U_r\Lambda_r^{1/2} = F`, so their features are ``F`` (equal to
+        the kernel path up to the eigenvectors' residuals, ≈ 1e-10 of the smallest kept
+        component at a 1e-6 truncation).
         """
         X = np.asarray(X, dtype=float)
         key = content_key(X)
+        if key == self.training_key:
+            return self.F
         cache = self.__dict__.setdefault("_features", {})
         if key not in cache:
             K = kernel_block(X, self.X, **self.kernel_params)
