@@ -10,7 +10,8 @@ predictor. Kernels: RBF on x and y with the median heuristic
 
 Readings of the protocol (config axes; the run records carry one column per axis):
 ``centring`` (``centred``: every kernel centred on the training set; ``uncentred``: eq. (12)
-on the raw Gram matrices) — one job per (centring, repetition); ``svr_kernel`` (``rbf``:
+on the raw Gram matrices) — one job per repetition fits every centring
+(:func:`run_readings`: the split, scaling and sanity rows shared); ``svr_kernel`` (``rbf``:
 RBF ε-SVR with γ = 1/m on the z-scored projections; ``linear``: DICA's transformed kernel,
 a linear kernel on the projections) — every kernel fitted on the same projections. The
 sanity rows (training mean, SVR on raw features) do not depend on the reading and are
