@@ -37,12 +37,13 @@ t)\alpha_i`, :math:`\hat f(\tilde t) = c^\top L(\tilde t) + c^\top R(\tilde t)`:
 from one sorted target to the next by :math:`\Phi`, whose matrices are computed once for all
 blocks (:func:`_predict_blocks`).
 
-The recursions are sequential along a block, so they are compiled (Numba): one pass per
-block keeps its :math:`(q+1)`-dimensional state in registers, where a vectorised NumPy form
-(one array operation per position, across all blocks) spends its time on temporaries and
-call overhead. Cost: about 250 flops per point for the factorisation and substitutions and
-:math:`2(q+1)^2` per (block, target) for the predictions; compiled once per machine and
-cached beside this file.
+The recursions are sequential along a block, so they are compiled (Numba) and run over
+:data:`CHUNK` blocks of one partitioning at a time, vectorised across the chunk, whose
+states stay in the L1 cache; a NumPy form (one array operation per position, across all
+blocks) spends its time on temporaries and call overhead. Every order runs with its state
+zero-padded to :data:`STATE`. Cost: about 250 flops per point for the factorisation and
+substitutions and :math:`2 \cdot 4^2` per (block, target) for the predictions; compiled once
+per machine and cached beside this file. Results do not depend on :data:`CHUNK`.
 """
 
 from __future__ import annotations
@@ -261,10 +262,6 @@ def _solve_blocks(t, rhs, diagonal, B, c, e0):
 
 
 # --------------------------------------------------------------------------- targets
-
-
-#: Blocks swept together by :func:`_predict_blocks` (their states stay in the L1 cache).
-CHUNK = 128
 
 
 @njit(cache=True)
