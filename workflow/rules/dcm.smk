@@ -23,6 +23,15 @@ DCM_SYN_READING_KEYS = (
 )
 
 
+# What a split's fit depends on: everything but the repetition counts and the centrings
+# (the fit rules' wildcards and outputs).
+DCM_PARK_SETTINGS = {
+    k: v
+    for k, v in DCM_PARK.items()
+    if k not in ("n_repetitions", "reading_repetitions", "centring")
+}
+
+
 DCM_PARK_RUNS = [
     results(f"dcm_parkinsons/runs/{centring}/rep-{rep}.json")
     for centring in DCM_PARK["centring"]
@@ -159,11 +168,7 @@ rule dcm_parkinsons_fit:
     params:
         seed=config["seed"],
         sweep_centring=DCM_PARK["primary"]["centring"],
-        settings={
-            k: v
-            for k, v in DCM_PARK.items()
-            if k not in ("n_repetitions", "reading_repetitions", "centring")
-        },
+        settings=DCM_PARK_SETTINGS,
         code=script_code("dcm_parkinsons_fit.py"),
     script:
         "../scripts/dcm_parkinsons_fit.py"
@@ -203,11 +208,7 @@ if len(DCM_PARK["centring"]) > 1 and DCM_PARK_PAIRED > 0:
             seed=config["seed"],
             centrings=DCM_PARK["centring"],
             sweep_centring=DCM_PARK["primary"]["centring"],
-            settings={
-                k: v
-                for k, v in DCM_PARK.items()
-                if k not in ("n_repetitions", "reading_repetitions", "centring")
-            },
+            settings=DCM_PARK_SETTINGS,
             code=script_code("dcm_parkinsons_fit.py"),
         script:
             "../scripts/dcm_parkinsons_fit.py"
