@@ -190,6 +190,24 @@ def test_bootstrap_counts_are_multinomial(n_partitions):
         assert abs(counts.var() - (1 - 1 / n_partitions)) < 0.1
 
 
+@pytest.mark.parametrize("n_partitions", [4, 64, 4096])
+@pytest.mark.parametrize("dtype", [np.int64, np.float32])
+def test_counts_from_raw_words_equal_the_counted_draws(n_partitions, dtype):
+    # The fused path (power of two, 4 | P) must count exactly the draws of
+    # _draw_partitions, whatever the block the resamples are drawn in.
+    from krepro.bootstrap import _count, _draw_partitions, _raw_counts
+
+    draws = _draw_partitions(np.random.default_rng(11), 300, n_partitions)
+    expected = _count(draws, n_partitions, dtype)
+    rng = np.random.default_rng(11)
+    fused = np.vstack([_raw_counts(rng, rows, n_partitions, dtype) for rows in (1, 99, 200)])
+    assert fused.dtype == expected.dtype
+    np.testing.assert_array_equal(fused, expected)
+    np.testing.assert_array_equal(
+        bootstrap_counts(np.random.default_rng(11), 300, n_partitions, dtype), expected
+    )
+
+
 def test_bootstrap_deviations_are_resampled_means():
     rng = np.random.default_rng(6)
     local = rng.normal(size=(37, 5))

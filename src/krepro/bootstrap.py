@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from numba import njit
 from scipy import linalg, sparse
 
 from krepro.bands import check_level, select_bands
@@ -92,6 +93,38 @@ def _count(draws, n_partitions, dtype, ones=None, row_starts=None):
     return matrix.toarray()
 
 
+@njit(cache=True)
+def _count_pieces(pieces, mask, counts):
+    """Add 1 to ``counts[b, pieces[b * P + j] & mask]`` for every b and j (P = columns).
+
+    The draws of :func:`_draw_partitions`'s raw-bit path, counted straight from the
+    generator's 16-bit pieces: no widened index array and no sparse matrix.
+    """
+    n_rows, n_partitions = counts.shape
+    k = 0
+    for row in range(n_rows):
+        for _ in range(n_partitions):
+            counts[row, pieces[k] & mask] += 1
+            k += 1
+
+
+def _raw_counts(rng, n_resamples, n_partitions, dtype):
+    """Counts of ``n_resamples`` resamples of a power-of-two ``P`` that 4 divides.
+
+    The same draws as ``_count(_draw_partitions(...))`` (low bits of the 16-bit pieces of
+    ``P / 4`` raw words per resample), hence the same counts, three times faster.
+    """
+    pieces = rng.bit_generator.random_raw(n_resamples * n_partitions // 4).view(np.uint16)
+    counts = np.zeros((n_resamples, n_partitions), dtype=dtype)
+    _count_pieces(pieces, np.uint16(n_partitions - 1), counts)
+    return counts
+
+
+def _fused(n_partitions):
+    """Whether counts come from :func:`_raw_counts` (raw-bit draws, whole words per row)."""
+    return n_partitions % 4 == 0 and _raw_bits(n_partitions)
+
+
 def bootstrap_counts(rng, n_resamples, n_partitions, dtype=np.int64):
     """Resampling counts of eq. (8): row b counts how often each partition is drawn.
 
@@ -111,6 +144,8 @@ def bootstrap_counts(rng, n_resamples, n_partitions, dtype=np.int64):
     counts : ndarray of shape (n_resamples, n_partitions)
         Rows sum to ``n_partitions``.
     """
+    if _fused(n_partitions):
+        return _raw_counts(rng, n_resamples, n_partitions, dtype)
     return _count(_draw_partitions(rng, n_resamples, n_partitions), n_partitions, dtype)
 
 
@@ -254,11 +289,13 @@ def bootstrap_deviations(
     # Draw per chunk (the stream's consumption never changes); count and multiply per
     # cache-sized block of rows.
     block = max(1, min(_COUNT_CHUNK, _COUNT_BLOCK_ENTRIES // n_partitions))
-    ones = np.ones(block * n_partitions, dtype=dtype)
-    row_starts = np.arange(0, (block + 1) * n_partitions, n_partitions, dtype=np.int64)
     # Raw-bit draws consume exactly P / 4 words per resample when 4 divides P, so drawing
-    # per block then gives the same stream as per chunk (and stays in the cache).
-    per_block = n_partitions % 4 == 0 and _raw_bits(n_partitions)
+    # per block then gives the same stream as per chunk (and stays in the cache); their
+    # counts come straight from the raw words (_raw_counts).
+    per_block = _fused(n_partitions)
+    if not per_block:
+        ones = np.ones(block * n_partitions, dtype=dtype)
+        row_starts = np.arange(0, (block + 1) * n_partitions, n_partitions, dtype=np.int64)
     for start in range(0, n_resamples, _COUNT_CHUNK):
         stop = min(start + _COUNT_CHUNK, n_resamples)
         draws = None if per_block else _draw_partitions(rng, stop - start, n_partitions)
@@ -266,11 +303,11 @@ def bootstrap_deviations(
         for first in range(start, stop, block):
             last = min(first + block, stop)
             if per_block:
-                part = _draw_partitions(rng, last - first, n_partitions)
+                counts = _raw_counts(rng, last - first, n_partitions, dtype)
             else:
                 part = draws[(first - start) * n_partitions : (last - start) * n_partitions]
-            row_starts = row_starts.astype(part.dtype, copy=False)
-            counts = _count(part, n_partitions, dtype, ones, row_starts)
+                row_starts = row_starts.astype(part.dtype, copy=False)
+                counts = _count(part, n_partitions, dtype, ones, row_starts)
             np.matmul(left_t, counts.T, out=product[:, first - start : last - start])
         if right_t is None:
             deviations[:, start:stop] = product
