@@ -191,3 +191,44 @@ def test_zero_direction_is_the_plain_svm():
     svc = SVC(C=1.0, gamma=0.5, tol=1e-10).fit(X2, y2)
     np.testing.assert_allclose(clf.decision_function(X), svc.decision_function(X), atol=1e-8)
     assert clf.direction_coef_ == 0.0
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.05])
+@pytest.mark.parametrize("C", [0.1, 10.0])
+def test_donini_lifted_linear_solve_equals_the_dense_qp(epsilon, C):
+    # K = XXᵀ: the lifted QP (w = Xᵀ(y∘α) as extra variables) is eq. (14) with w eliminated,
+    # so α, the objective and the fairness row agree with the dense n × n solve.
+    X, y, s = _data(n=300, seed=11, d=6)
+    yy = y.astype(float)
+    K = X @ X.T
+    row = yy * (K[(y > 0) & (s == 1)].mean(0) - K[(y > 0) & (s == 0)].mean(0))
+    dense = solve_ferm_dual(K.copy(), yy, C, row, epsilon)
+    lifted = solve_ferm_dual(K, yy, C, row, epsilon, features=X)
+    np.testing.assert_array_equal(K, X @ X.T)  # left untouched
+    hessian = np.outer(yy, yy) * K
+
+    def objective(alpha):
+        return 0.5 * alpha @ hessian @ alpha - alpha.sum()
+
+    assert abs(objective(lifted) - objective(dense)) <= 1e-7 * abs(objective(dense))
+    np.testing.assert_allclose(X.T @ (yy * lifted), X.T @ (yy * dense), atol=1e-6 * C)
+    assert abs(yy @ lifted) < 1e-7 * C and abs(row @ lifted) <= epsilon + 1e-7 * C
+    # A different box gives a different solution (the comparison can fail).
+    other = solve_ferm_dual(K, yy, C / 100, row, epsilon, features=X)
+    assert np.abs(X.T @ (yy * other) - X.T @ (yy * lifted)).max() > 1e-3
+
+
+def test_linear_donini_classifier_equals_the_dense_solve_of_the_same_kernel():
+    # (1·⟨x, y⟩ + 0)¹ is the linear kernel, solved by the dense n × n QP; "linear" takes
+    # the lifted solve (fewer features than samples).
+    X, y, s = _data(n=260, seed=12, d=5)
+    lifted = FERMClassifier(kernel="linear", C=1.0, formulation="donini")
+    dense = FERMClassifier(
+        kernel="poly", degree=1, gamma=1.0, coef0=0.0, C=1.0, formulation="donini"
+    )
+    for clf in (lifted, dense):
+        clf.fit(X, y, sensitive_features=s)
+    np.testing.assert_allclose(lifted.objective_, dense.objective_, rtol=1e-7)
+    np.testing.assert_array_equal(lifted.support_, dense.support_)
+    np.testing.assert_allclose(lifted.intercept_, dense.intercept_, atol=1e-5)
+    np.testing.assert_allclose(lifted.decision_function(X), dense.decision_function(X), atol=1e-5)

@@ -289,17 +289,33 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
             return 1.0 / X.shape[1]
         return float(self.gamma)
 
-    def _solve_donini(self, K, y_signed, groups):
-        """Eq. (14): α, the training decision values without b, the dual objective."""
+    def _solve_donini(self, K, y_signed, groups, X):
+        """Eq. (14): α, the training decision values without b, the dual objective.
+
+        With the linear kernel and fewer features than samples, the QP is solved in its
+        lifted form on X (:func:`krepro.ferm_dual.solve_ferm_dual`'s ``features``).
+        """
         fairness_row = None
         if groups is not None:
             low, high = groups
             tau = K[high].mean(axis=0) - K[low].mean(axis=0)
             fairness_row = y_signed * tau
+        lifted = self.kernel == "linear" and X.shape[1] < X.shape[0]
+        features = X if lifted else None
         alpha = solve_ferm_dual(
-            K, y_signed, self.C, fairness_row, self.epsilon, self.solver, overwrite_kernel=True
+            K,
+            y_signed,
+            self.C,
+            fairness_row,
+            self.epsilon,
+            self.solver,
+            overwrite_kernel=True,
+            features=features,
         )
-        f0 = y_signed * (K @ alpha)  # K holds yyᵀ∘K now
+        if lifted:
+            f0 = K @ (y_signed * alpha)  # the lifted solve leaves K as it is
+        else:
+            f0 = y_signed * (K @ alpha)  # K holds yyᵀ∘K now
         return alpha, f0, float(0.5 * alpha @ (y_signed * f0) - alpha.sum())
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -327,7 +343,7 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         groups = _positive_groups(y_signed, s)
         v = None if groups is None else groups[1] / groups[1].sum() - groups[0] / groups[0].sum()
         if self.formulation == "donini":
-            alpha, f0, self.objective_ = self._solve_donini(K, y_signed, groups)
+            alpha, f0, self.objective_ = self._solve_donini(K, y_signed, groups, X)
             mu, weights = 0.0, alpha * y_signed
             coef = np.where(alpha > self.sv_tol * self.C, weights, 0.0)
         else:
