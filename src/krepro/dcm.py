@@ -172,7 +172,11 @@ class DCM(_DomainProjection):
         T_d = self._T_d(domains, cache, key, landmarks)
         a = 1.0 / n if self.scale_n else 1.0
         rho = n * self.epsilon if self.regularize else 0.0
-        return dcm_solve(fmap.eigenvalues, T_y, T_d, m, a=a, rho=rho)
+        factors = (
+            self._T_y(y, cache, key, landmarks, part="factor"),
+            self._T_d(domains, cache, key, landmarks, part="factor"),
+        )
+        return dcm_solve(fmap.eigenvalues, T_y, T_d, m, a=a, rho=rho, factors=factors)
 
     def _solve_paper(self, y, domains, fmap, m, omega_ridge=True):
         L = fmap.landmarks

@@ -20,6 +20,7 @@ from krepro.dcm_core import (
     ExactFeatureMap,
     NystroemFeatureMap,
     output_factor,
+    smoother_factor,
     smoother_gram,
 )
 from krepro.spectral import EIGENSOLVERS
@@ -99,13 +100,19 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
             return ExactFeatureMap(X, params, self.center, self.rank_tol, self.eigensolver)
         return NystroemFeatureMap(X, landmarks, params, self.center, self.rank_tol, self.pinv_tol)
 
-    def _output(self, cache, name, values, kind, gamma, landmarks, F_key, F):
-        """``T = Fᵀ S_v F`` for the target (``name="y"``) or domain kernel, cached."""
+    def _output(self, cache, name, values, kind, gamma, landmarks, F_key, F, part="gram"):
+        """``T = Fᵀ S_v F`` for the target (``name="y"``) or domain kernel, cached;
+        ``part="factor"``: its low-rank factor B (``T = BBᵀ``) or None
+        (:func:`~krepro.dcm_core.smoother_factor`)."""
         key = (name, F_key, kind, gamma, values.tobytes(), self.epsilon)
         if key not in cache:
             factor = output_factor(values, kind, gamma, self.center, landmarks, self.pinv_tol)
-            cache[key] = smoother_gram(F, factor, F.shape[0] * self.epsilon)
-        return cache[key]
+            ridge = F.shape[0] * self.epsilon
+            cache[key] = {
+                "gram": smoother_gram(F, factor, ridge),
+                "factor": smoother_factor(F, factor, ridge),
+            }
+        return cache[key][part]
 
     # -- fit / transform --------------------------------------------------------------
     def fit(self, X, y=None, *, domains=None):
@@ -193,16 +200,16 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
         return self._raw_transform(X, self.components_)
 
-    def _T_y(self, y, cache, key, landmarks):
+    def _T_y(self, y, cache, key, landmarks, part="gram"):
         kind = self.target_kernel
         values = label_codes(y, name="y") if kind == "delta" else np.asarray(y, dtype=float)
-        return self._output(
-            cache, "y", values, kind, self.target_gamma_, landmarks, key, self.feature_map_.F
-        )
+        F = self.feature_map_.F
+        return self._output(cache, "y", values, kind, self.target_gamma_, landmarks, key, F, part)
 
-    def _T_d(self, domains, cache, key, landmarks):
+    def _T_d(self, domains, cache, key, landmarks, part="gram"):
         codes = label_codes(domains)
-        return self._output(cache, "d", codes, "delta", None, landmarks, key, self.feature_map_.F)
+        F = self.feature_map_.F
+        return self._output(cache, "d", codes, "delta", None, landmarks, key, F, part)
 
 
 _COMMON_DOC = """

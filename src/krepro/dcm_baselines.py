@@ -82,8 +82,11 @@ class DICA(_DomainProjection):
         n = X.shape[0]
         lam = n * self.epsilon if self.ridge is None else float(self.ridge)
         T_q = between_domain_covariance(fmap.F, domains)
-        T_y = self._T_y(y, cache, key, landmarks) if self.supervised else None
-        return dica_solve(fmap.eigenvalues, T_y, T_q, m, lam, n, self.supervised)
+        T_y = B_y = None
+        if self.supervised:
+            T_y = self._T_y(y, cache, key, landmarks)
+            B_y = self._T_y(y, cache, key, landmarks, part="factor")
+        return dica_solve(fmap.eigenvalues, T_y, T_q, m, lam, n, self.supervised, factor=B_y)
 
 
 class COIR(_DomainProjection):
@@ -132,4 +135,5 @@ class COIR(_DomainProjection):
     def _solve(self, X, y, domains, cache, key, landmarks, m):
         fmap = self.feature_map_
         T_y = self._T_y(y, cache, key, landmarks)
-        return coir_solve(fmap.eigenvalues, T_y, m, X.shape[0] * self.epsilon)
+        B_y = self._T_y(y, cache, key, landmarks, part="factor")
+        return coir_solve(fmap.eigenvalues, T_y, m, X.shape[0] * self.epsilon, factor=B_y)

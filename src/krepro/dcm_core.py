@@ -54,6 +54,7 @@ __all__ = [
     "kernel_block",
     "output_factor",
     "pinv_sqrt",
+    "smoother_factor",
     "smoother_gram",
 ]
 
@@ -281,6 +282,58 @@ def smoother_gram(F, factor, ridge):
     return (T + T.T) / 2
 
 
+def smoother_factor(F, factor, ridge):
+    r"""``B`` with :math:`T = BB^\top` (the :math:`T` of :func:`smoother_gram`), or ``None``.
+
+    For a low-rank output factor G (k columns) and ``ridge`` c > 0,
+    :math:`T = (F^\top G)(G^\top G + cI)^{-1}(G^\top F) = BB^\top` with
+    :math:`B = F^\top G L^{-\top}`, :math:`LL^\top = G^\top G + cI`: rank at most k. ``None``
+    for a full output kernel or ``c = 0`` (no such factor is formed).
+    """
+    kind, M = factor
+    if kind != "lowrank" or ridge <= 0:
+        return None
+    inner = M.T @ M + ridge * np.eye(M.shape[1])
+    lower = linalg.cholesky(inner, lower=True, check_finite=False)
+    return linalg.solve_triangular(lower, (F.T @ M).T, lower=True, check_finite=False).T
+
+
+def _chosen(values, m):
+    """Indices of the pairs :func:`informative_top` keeps (``values`` in any order)."""
+    _, chosen = informative_top(values, np.arange(len(values))[None, :], m)
+    return chosen[0]
+
+
+def _dcm_low_rank(a_diag, B_y, B_d, m, a, rho):
+    r""":func:`dcm_solve` through the factors :math:`T_y = B_yB_y^\top`, :math:`T_d = B_dB_d^\top`.
+
+    With :math:`D = I + \rho A^{-1}` (diagonal) and :math:`x = D^{1/2}u`, the pencil becomes
+    :math:`(I + YY^\top, I + ZZ^\top)` with :math:`Y = \sqrt a D^{-1/2}B_y`,
+    :math:`Z = \sqrt a D^{-1/2}B_d`. Both act as the identity on the orthogonal complement of
+    :math:`\mathrm{span}(Y, Z)` (dimension k ≤ rank B_y + rank B_d), so r − k eigenvalues are
+    exactly 1 (the non-informative cluster) and the others are those of the k × k pencil on
+    an orthonormal basis Q of the span; :math:`u = D^{-1/2}Qv` keeps the
+    :math:`u^\top(aT_d + D)u = 1` normalisation. ``None`` when k > r/2 (no saving) or when the
+    kept pairs would come from the cluster (then any basis of it is as good, and the dense
+    solver's choice is kept).
+    """
+    r = len(a_diag)
+    scale = np.sqrt(a) / np.sqrt(1.0 + rho / a_diag)
+    Y, Z = scale[:, None] * B_y, scale[:, None] * B_d
+    basis = linalg.orth(np.hstack([Y, Z]))
+    k = basis.shape[1]
+    if 2 * k > r:
+        return None
+    Yq, Zq = basis.T @ Y, basis.T @ Z
+    P, R = np.eye(k) + Yq @ Yq.T, np.eye(k) + Zq @ Zq.T
+    values, vectors = _geigh((P + P.T) / 2, (R + R.T) / 2)
+    chosen = _chosen(np.r_[values, np.ones(r - k)], m)
+    if np.any(chosen >= k):
+        return None
+    u = scale[:, None] / np.sqrt(a) * (basis @ vectors[:, chosen])
+    return values[chosen], u / a_diag[:, None]
+
+
 def between_domain_covariance(F, domains):
     r"""DICA's :math:`F^\top Q F`: covariance of the domain mean embeddings (Muandet et al.).
 
@@ -339,7 +392,7 @@ def informative_top(values, vectors, m, tol=DEGENERACY_TOL):
     return values[:k], vectors[:, :k]
 
 
-def dcm_solve(a_diag, T_y, T_d, m, a=1.0, rho=0.0):
+def dcm_solve(a_diag, T_y, T_d, m, a=1.0, rho=0.0, factors=None):
     r"""Top generalised eigenpairs (at most ``m``, non-degenerate: :func:`informative_top`)
     of the reduced DCM problem (note §2.3).
 
@@ -347,7 +400,15 @@ def dcm_solve(a_diag, T_y, T_d, m, a=1.0, rho=0.0):
     restricted to the range of :math:`F` (``a = 1, rho = 0``: eq. (12) as printed;
     ``rho = N ε``: :math:`\Sigma_{xx}` regularised). Returns ``(gammas, W)`` with
     :math:`z(x) = f(x) W`, ``W = A⁻¹ u``.
+
+    ``factors``: optional ``(B_y, B_d)`` with :math:`T_v = B_vB_v^\top`
+    (:func:`smoother_factor`); of low rank, the pencil is solved on their span
+    (:func:`_dcm_low_rank`, O(r k²) instead of O(r³); the same pairs to round-off).
     """
+    if factors is not None and all(B is not None for B in factors):
+        solved = _dcm_low_rank(a_diag, *factors, m, a, rho)
+        if solved is not None:
+            return solved
     r = len(a_diag)
     extra = np.eye(r) + np.diag(rho / a_diag)
     P = a * T_y + extra
@@ -358,17 +419,28 @@ def dcm_solve(a_diag, T_y, T_d, m, a=1.0, rho=0.0):
     return values, vectors / a_diag[:, None]
 
 
-def coir_solve(a_diag, T_y, m, ridge):
+def coir_solve(a_diag, T_y, m, ridge, factor=None):
     r"""COIR (reconstructed): :math:`T_y w = \lambda (A + N\varepsilon I) w`, ``z = f(x) W``.
 
     Only non-degenerate eigenpairs are returned (:func:`informative_top`): at most
-    :math:`\mathrm{rank}(T_y)`, the rest form the cluster at 0.
+    :math:`\mathrm{rank}(T_y)`, the rest form the cluster at 0. With ``factor``
+    :math:`B` (:math:`T_y = BB^\top`, k ≤ r/2 columns) the nonzero eigenvalues are those of
+    :math:`\hat B^\top\hat B` (:math:`\hat B = E^{-1/2}B`, :math:`E = A + N\varepsilon I`)
+    and :math:`w = E^{-1/2}\hat Bv/\sqrt\lambda`: O(r k²), the same pairs to round-off.
     """
+    if factor is not None and 2 * factor.shape[1] <= len(a_diag):
+        root = np.sqrt(a_diag + ridge)
+        B = factor / root[:, None]
+        small, V = linalg.eigh(B.T @ B)
+        chosen = _chosen(np.r_[small, np.zeros(len(a_diag) - len(small))], m)
+        if np.all(chosen < len(small)) and np.all(small[chosen] > 0):
+            lam = small[chosen]
+            return lam, (B @ V[:, chosen]) / np.sqrt(lam) / root[:, None]
     values, vectors = _geigh((T_y + T_y.T) / 2, np.diag(a_diag + ridge))
     return informative_top(values, vectors, m)
 
 
-def dica_solve(a_diag, T_y, T_q, m, lam, n, supervised=True, tol=1e-10):
+def dica_solve(a_diag, T_y, T_q, m, lam, n, supervised=True, tol=1e-10, factor=None):
     r"""DICA (``dica.m``) and unsupervised DICA (``udica.m``) in reduced form.
 
     Supervised: :math:`\tfrac1N T_y A w = \gamma (A T_q + A + \lambda I) w` (non-symmetric,
@@ -379,15 +451,23 @@ def dica_solve(a_diag, T_y, T_q, m, lam, n, supervised=True, tol=1e-10):
     zero-eigenvalue directions are not determined by the problem (``dica.m``'s ``eigs``
     returns arbitrary ones), so at most ``k`` directions are returned.
     Unsupervised: :math:`A w = \gamma (T_q + I + \lambda A^{-1}) w`. In both, ``z = f(x) W``.
+    ``factor``: optional :math:`B` with :math:`T_y = BB^\top`; then G comes from the small
+    :math:`B^\top B = V t V^\top` as :math:`G = BV` (the same columns up to sign) instead of
+    the eigendecomposition of the r × r :math:`T_y`.
     """
     r = len(a_diag)
     if not supervised:
         rhs = T_q + np.eye(r) + np.diag(lam / a_diag)
         values, vectors = _geigh(np.diag(a_diag), (rhs + rhs.T) / 2)
         return informative_top(values, vectors, m)
-    t, V = linalg.eigh((T_y + T_y.T) / 2, driver="evd")
-    keep = t > tol * max(float(t[-1]), 0.0) if t[-1] > 0 else np.zeros_like(t, dtype=bool)
-    G = V[:, keep] * np.sqrt(t[keep])
+    if factor is not None and factor.shape[1] < r:
+        t, V = linalg.eigh(factor.T @ factor)
+        keep = t > tol * max(float(t[-1]), 0.0) if t[-1] > 0 else np.zeros_like(t, dtype=bool)
+        G = factor @ V[:, keep]
+    else:
+        t, V = linalg.eigh((T_y + T_y.T) / 2, driver="evd")
+        keep = t > tol * max(float(t[-1]), 0.0) if t[-1] > 0 else np.zeros_like(t, dtype=bool)
+        G = V[:, keep] * np.sqrt(t[keep])
     M = a_diag[:, None] * T_q + np.diag(a_diag + lam)
     MG = linalg.solve(M, G)
     small = (G.T * a_diag[None, :]) @ MG / n
