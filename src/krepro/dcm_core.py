@@ -318,7 +318,8 @@ def _dcm_low_rank(a_diag, B_y, B_d, m, a, rho):
     solver's choice is kept).
     """
     r = len(a_diag)
-    scale = np.sqrt(a) / np.sqrt(1.0 + rho / a_diag)
+    inv_root = 1.0 / np.sqrt(1.0 + rho / a_diag)  # D^(-1/2)
+    scale = np.sqrt(a) * inv_root
     Y, Z = scale[:, None] * B_y, scale[:, None] * B_d
     basis = linalg.orth(np.hstack([Y, Z]))
     k = basis.shape[1]
@@ -330,7 +331,7 @@ def _dcm_low_rank(a_diag, B_y, B_d, m, a, rho):
     chosen = _chosen(np.r_[values, np.ones(r - k)], m)
     if np.any(chosen >= k):
         return None
-    u = scale[:, None] / np.sqrt(a) * (basis @ vectors[:, chosen])
+    u = inv_root[:, None] * (basis @ vectors[:, chosen])
     return values[chosen], u / a_diag[:, None]
 
 
@@ -460,14 +461,13 @@ def dica_solve(a_diag, T_y, T_q, m, lam, n, supervised=True, tol=1e-10, factor=N
         rhs = T_q + np.eye(r) + np.diag(lam / a_diag)
         values, vectors = _geigh(np.diag(a_diag), (rhs + rhs.T) / 2)
         return informative_top(values, vectors, m)
-    if factor is not None and factor.shape[1] < r:
+    from_factor = factor is not None and factor.shape[1] < r
+    if from_factor:
         t, V = linalg.eigh(factor.T @ factor)
-        keep = t > tol * max(float(t[-1]), 0.0) if t[-1] > 0 else np.zeros_like(t, dtype=bool)
-        G = factor @ V[:, keep]
     else:
         t, V = linalg.eigh((T_y + T_y.T) / 2, driver="evd")
-        keep = t > tol * max(float(t[-1]), 0.0) if t[-1] > 0 else np.zeros_like(t, dtype=bool)
-        G = V[:, keep] * np.sqrt(t[keep])
+    keep = t > tol * max(float(t[-1]), 0.0) if t[-1] > 0 else np.zeros_like(t, dtype=bool)
+    G = factor @ V[:, keep] if from_factor else V[:, keep] * np.sqrt(t[keep])
     M = a_diag[:, None] * T_q + np.diag(a_diag + lam)
     MG = linalg.solve(M, G)
     small = (G.T * a_diag[None, :]) @ MG / n
