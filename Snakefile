@@ -90,6 +90,15 @@ rule all:
         results("report.md"),
 
 
+# The run is over: let Snakemake exit without waiting for its scheduler's timers.
+onsuccess:
+    cancel_scheduler_timers()
+
+
+onerror:
+    cancel_scheduler_timers()
+
+
 rule targets:
     """Print the experiments (target rules) with what they reproduce, outputs and run times."""
     log:

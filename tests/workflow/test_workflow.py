@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -391,6 +392,45 @@ def test_lint_reports_only_the_conda_advice():
         assert lints, f"snakemake --lint failed without naming a lint:\n{out}"
     other = [lint for lint in lints if CONDA_LINT not in lint]
     assert not other, f"unexpected lints {other}:\n{out}"
+
+
+def scheduler_span_seconds() -> float:
+    """The ``max-jobs-per-timespan`` span of profiles/default (``"<jobs>/<number>s"``)."""
+    profile = load_yaml(REPO / "profiles" / "default" / "config.yaml")
+    match = re.fullmatch(r"(\d+)/(\d+)s", str(profile["max-jobs-per-timespan"]))
+    assert match, profile["max-jobs-per-timespan"]
+    return float(match.group(2))
+
+
+def test_snakemake_exits_without_waiting_for_its_scheduler_timers(tmp_path):
+    """profiles/default stretches the scheduler's re-evaluation timers to a long span (they
+    re-ran the scheduler ~90 times a second late in a paper-scale run); the Snakefile's
+    onsuccess cancels the pending ones, so a run ends as soon as its last job has: here
+    within seconds of "100%" instead of up to one span later."""
+    span = scheduler_span_seconds()
+    assert span >= 30, span
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE)]
+    cmd += ["--directory", str(tmp_path), "--cores", "1", "targets"]
+    cmd += ["--replace-workflow-config", "--configfile", str(TINY_CONFIG)]
+    process = subprocess.Popen(
+        cmd,
+        env=snakemake_env(),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines, done_at = [], None
+    for line in process.stdout:
+        lines.append(line)
+        if done_at is None and "(100%) done" in line:
+            done_at = time.monotonic()
+    returncode = process.wait(timeout=TIMEOUT_S)
+    exited_at = time.monotonic()
+    output = "".join(lines)
+    assert returncode == 0, output
+    assert done_at is not None, output
+    assert exited_at - done_at < span / 3, (exited_at - done_at, output)
 
 
 # --------------------------------------------------------------------------- tiny run

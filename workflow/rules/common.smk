@@ -9,6 +9,7 @@ from snakemake.utils import validate
 from krepro.codedeps import code_digest
 from krepro.config_checks import check_config
 from krepro.configuration import coerce_config
+from krepro.runtime import cancel_scheduler_timers
 
 # `--config key={...}` gives nested values as strings: read them as the schema's types.
 SCHEMA = Path(workflow.basedir, "workflow", "schemas", "config.schema.yaml")
