@@ -72,7 +72,7 @@ rule all:
     paper's, with a verdict.
 
     Outputs: the outputs of every target, results/report.md.
-    Run time on 2 cores: quick 7 min, paper 35 min.
+    Run time on 2 cores: quick 7 min, paper 30 min.
     """
     default_target: True
     input:

@@ -131,7 +131,7 @@ rule coverage:
 
     Outputs: results/tables/coverage_table1.csv (+ .md), results/figures/coverage_fig1.png,
     results/figures/coverage_rmse.png, results/report/coverage.md.
-    Run time on 2 cores: quick 1 min, paper 13 min.
+    Run time on 2 cores: quick 1 min, paper 12 min.
     """
     input:
         results("tables/coverage_table1.csv"),

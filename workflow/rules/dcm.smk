@@ -139,7 +139,7 @@ rule dcm_synthetic:
 
     Outputs: results/tables/dcm_table3.csv (+ .md), results/figures/dcm_fig2.png,
     results/report/dcm_synthetic.md.
-    Run time on 2 cores: quick 1 min, paper 3.5 min.
+    Run time on 2 cores: quick 1 min, paper 2.5 min.
     """
     input:
         results("tables/dcm_table3.csv"),
@@ -262,7 +262,7 @@ rule dcm_parkinsons:
 
     Outputs: results/tables/dcm_table4.csv (+ .md), results/figures/dcm_nystrom.png,
     results/report/dcm_parkinsons.md.
-    Run time on 2 cores: quick 1 min, paper 7 min.
+    Run time on 2 cores: quick 1 min, paper 5.5 min.
     """
     input:
         results("tables/dcm_table4.csv"),
