@@ -143,16 +143,17 @@ def snakemake_env() -> dict[str, str]:
     return dict(os.environ)
 
 
-def snakemake(
+def snakemake_command(
     *args: str,
     workdir: Path | None = None,
     config: Path | None = None,
     cores: int = 2,
-) -> subprocess.CompletedProcess:
-    """Run snakemake; targets go in `args` (before --configfile, which takes several values).
+) -> list[str]:
+    """The snakemake command line; targets go in `args` (before --configfile, which takes
+    several values).
 
     With `workdir`, the workflow runs there (`--directory`); with `config`, that file is the
-    whole config (`--replace-workflow-config`). Output is stdout and stderr combined.
+    whole config (`--replace-workflow-config`).
     """
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE)]
     if workdir is not None:
@@ -160,8 +161,19 @@ def snakemake(
     cmd += ["--cores", str(cores), *args]
     if config is not None:
         cmd += ["--replace-workflow-config", "--configfile", str(config)]
+    return cmd
+
+
+def snakemake(
+    *args: str,
+    workdir: Path | None = None,
+    config: Path | None = None,
+    cores: int = 2,
+) -> subprocess.CompletedProcess:
+    """Run :func:`snakemake_command` (in `workdir` if given); output is stdout and stderr
+    combined."""
     return subprocess.run(
-        cmd,
+        snakemake_command(*args, workdir=workdir, config=config, cores=cores),
         env=snakemake_env(),
         cwd=workdir if workdir is not None else REPO,
         stdout=subprocess.PIPE,
@@ -409,11 +421,8 @@ def test_snakemake_exits_without_waiting_for_its_scheduler_timers(tmp_path):
     within seconds of "100%" instead of up to one span later."""
     span = scheduler_span_seconds()
     assert span >= 30, span
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE)]
-    cmd += ["--directory", str(tmp_path), "--cores", "1", "targets"]
-    cmd += ["--replace-workflow-config", "--configfile", str(TINY_CONFIG)]
     process = subprocess.Popen(
-        cmd,
+        snakemake_command("targets", workdir=tmp_path, config=TINY_CONFIG, cores=1),
         env=snakemake_env(),
         cwd=tmp_path,
         stdout=subprocess.PIPE,
