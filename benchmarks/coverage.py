@@ -39,8 +39,8 @@ import scipy
 import threadpoolctl
 
 # Import the library (and with it SciPy's BLAS) before capping the thread pools.
-from krepro.bands import select_bands
-from krepro.bootstrap import bootstrap_band, bootstrap_deviations
+from krepro.distributed.bands import select_bands
+from krepro.distributed.bootstrap import bootstrap_band, bootstrap_deviations
 from krepro.distributed import DistributedKernelRidge, local_predictions_nested
 from krepro.experiments.coverage import (
     CoverageSettings,

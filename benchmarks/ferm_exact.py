@@ -16,7 +16,7 @@ Two parts, both on UCI Adult from the mirror (``KREPRO_DATA_MIRROR``):
    primal objective :math:`\tfrac12\lVert w\rVert^2 + C\sum_i\max(0, 1-y_if(x_i))` of the
    exact dual and of Donini et al.'s eq. (14) (``formulation="donini"``, PIQP), both under
    :math:`\langle w, u\rangle = 0`, for the RBF kernel (C = 1, γ = 0.1) and the linear kernel
-   (C = 1), beside the closed-form :class:`krepro.ferm.LinearFERM` (both coordinate rules);
+   (C = 1), beside the closed-form :class:`krepro.fairness.ferm.LinearFERM` (both coordinate rules);
    their dual objectives (eq. (14) is the exact dual restricted to μ = 0 and
    :math:`\tau^\top(\alpha\circ y) = 0`, so its minimum is higher; the exact one is minus
    the primal optimum); CPU times and the share of the 12661 test points on which the
@@ -47,7 +47,7 @@ from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from krepro.data.adult import load_adult
-from krepro.ferm import FERMClassifier, LinearFERM
+from krepro.fairness.ferm import FERMClassifier, LinearFERM
 
 
 def _split(data_dir, protocol, n_train=1628):

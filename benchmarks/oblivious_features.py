@@ -38,7 +38,7 @@ from sklearn.kernel_approximation import Nystroem
 from threadpoolctl import threadpool_limits
 
 from krepro.data.adult import load_adult
-from krepro.oblivious import ObliviousFeatures
+from krepro.fairness.oblivious import ObliviousFeatures
 
 
 def adult_rows(directory):

@@ -1,6 +1,6 @@
 r"""Benchmark: cost of the oblivious Gram matrix against the plain kernel blocks it needs.
 
-Target (project issue): fitting :class:`krepro.oblivious.ObliviousKernel` on ``m`` estimation
+Target (project issue): fitting :class:`krepro.fairness.oblivious.ObliviousKernel` on ``m`` estimation
 points and computing the ``n × n`` oblivious Gram (RBF, 16 dyadic cells on S ∈ [−5, 5])
 costs at most ``--max-ratio`` (1.0) times computing, with scikit-learn's ``rbf_kernel``, the
 three plain kernel blocks it needs -- K(train, train), K(train, est), K(est, est) -- at
@@ -53,7 +53,7 @@ import threadpoolctl
 from sklearn.metrics.pairwise import rbf_kernel
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from krepro.oblivious import ObliviousKernel
+from krepro.fairness.oblivious import ObliviousKernel
 
 GAMMA = 1.0
 BOUNDS = (-5.0, 5.0)

@@ -13,7 +13,7 @@ from krepro.experiments.adult_full import (
     select_hyperparameters,
 )
 from krepro.report.adult_full import adult_full_section, adult_full_table, sweep_table
-from krepro.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
+from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
 
 REFERENCE = "config/paper_reference.yaml"
 SETTINGS = {

@@ -17,9 +17,9 @@ from sklearn.utils.estimator_checks import check_param_validation
 
 from krepro.cme import CMEConditionalMean, ConditionalMeanEmbedding
 from krepro.dcm import COIR, DCM, DICA, FastDCM
-from krepro.ferm import FERMClassifier, LinearFERM
-from krepro.oblivious import ObliviousKernel
-from krepro.ridge import ObliviousRidge
+from krepro.fairness.ferm import FERMClassifier, LinearFERM
+from krepro.fairness.oblivious import ObliviousKernel
+from krepro.fairness.ridge import ObliviousRidge
 
 # ---------------------------------------------------------------------------------------------
 # data
@@ -185,7 +185,7 @@ def test_x_estimation_without_its_sensitive_features_is_an_error():
 def test_a_group_only_in_the_training_rows_is_an_empty_cell():
     # Value 2.5 occurs only in the training half: its conditional-mean estimate is 0, which
     # equals an explicit cell list in which it is an empty cell.
-    from krepro.conditional import FiniteValuePartition
+    from krepro.fairness.conditional import FiniteValuePartition
 
     X, y, S, _ = _labelled()
     S = S.copy()

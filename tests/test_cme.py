@@ -16,9 +16,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from krepro.cme import CMEConditionalMean, ConditionalMeanEmbedding
 from krepro.data import cme_law as law
 from krepro.experiments import cme as experiment
-from krepro.oblivious import ObliviousKernel
+from krepro.fairness.oblivious import ObliviousKernel
 from krepro.report import cme as report
-from krepro.ridge import ObliviousRidge
+from krepro.fairness.ridge import ObliviousRidge
 
 GAMMA, COEF0 = 0.7, 1.3
 OUT_GAMMA, OUT_COEF0 = 0.4, 0.8

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from scipy import linalg
 
-from krepro.cme import CMEConditionalMean, _range_eigenpairs
+from krepro.cme.embedding import CMEConditionalMean, _range_eigenpairs
 from krepro.data.synthetic import ridge_sample
 from krepro.experiments.cme_oblivious import (
     ESTIMATORS,
@@ -17,7 +17,7 @@ from krepro.experiments.cme_oblivious import (
 from krepro.experiments.ridge import METHODS, draw_samples, fit_and_score
 from krepro.kernels import gram
 from krepro.metrics import _hsic_grams, hsic
-from krepro.oblivious import ObliviousKernel
+from krepro.fairness.oblivious import ObliviousKernel
 from krepro.report.cme_oblivious import (
     cme_oblivious_section,
     cme_oblivious_verdicts,

@@ -1,4 +1,4 @@
-"""Code inputs of workflow scripts from their imports (krepro.codedeps) and their use in rules."""
+"""Code inputs of workflow scripts from their imports (krepro.workflow.codedeps) and their use in rules."""
 
 import re
 import shutil
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from krepro.codedeps import code_digest, imported_modules, script_dependencies
+from krepro.workflow.codedeps import code_digest, imported_modules, script_dependencies
 
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"

@@ -1,10 +1,10 @@
-"""Tests of the partitions and the plug-in conditional mean of :mod:`krepro.conditional`."""
+"""Tests of the partitions and the plug-in conditional mean of :mod:`krepro.fairness.conditional`."""
 
 import numpy as np
 import pytest
 from scipy import sparse
 
-from krepro.conditional import (
+from krepro.fairness.conditional import (
     DyadicPartition,
     FiniteValuePartition,
     PartitionConditionalMean,

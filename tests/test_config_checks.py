@@ -1,4 +1,4 @@
-"""Cross-field config checks (krepro.config_checks): one test per rule, on the shipped configs."""
+"""Cross-field config checks (krepro.workflow.config_checks): one test per rule, on the shipped configs."""
 
 import copy
 import re
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from krepro.config_checks import check_config, config_problems
+from krepro.workflow.config_checks import check_config, config_problems
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""krepro.configuration.coerce_config: `--config` string leaves typed by the config schema."""
+"""krepro.workflow.configuration.coerce_config: `--config` string leaves typed by the config schema."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 import yaml
 
-from krepro.configuration import coerce_config, load_schema
+from krepro.workflow.configuration import coerce_config, load_schema
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA_FILE = REPO / "workflow" / "schemas" / "config.schema.yaml"

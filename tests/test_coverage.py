@@ -33,10 +33,10 @@ from krepro.report.coverage import (
     table1_markdown,
     table1_wide,
     tidy,
-    wilson_interval,
 )
 from krepro.report.coverage_figures import plot_coverage, plot_coverage_heatmap, plot_rmse
-from krepro.report.verdicts import Section
+from krepro.stats import wilson_interval
+from krepro.studies.verdicts import Section
 from krepro.seeding import generator
 
 REPO = Path(__file__).resolve().parents[1]

@@ -21,7 +21,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
 from krepro.dcm import COIR, DCM, DICA, FastDCM, fit_shared
-from krepro.dcm_core import (
+from krepro.dcm.core import (
     ExactFeatureMap,
     between_domain_covariance,
     fastdcm_paper,
@@ -544,7 +544,7 @@ def _same_columns_up_to_sign(actual, expected, atol):
 
 @pytest.mark.parametrize(("a", "rho"), [(1.0, 0.0), (1 / 150, 0.3)])
 def test_dcm_solve_on_the_factors_span_equals_the_dense_pencil(a, rho):
-    from krepro.dcm_core import dcm_solve
+    from krepro.dcm.core import dcm_solve
 
     a_diag, B_y, B_d = _low_rank_problem()
     T_y, T_d = B_y @ B_y.T, B_d @ B_d.T
@@ -558,7 +558,7 @@ def test_dcm_solve_on_the_factors_span_equals_the_dense_pencil(a, rho):
 
 
 def test_coir_and_dica_on_the_factor_equal_the_dense_solves():
-    from krepro.dcm_core import coir_solve, dica_solve
+    from krepro.dcm.core import coir_solve, dica_solve
 
     a_diag, B_y, B_d = _low_rank_problem(seed=22)
     T_y, T_q = B_y @ B_y.T, B_d @ B_d.T
@@ -575,7 +575,7 @@ def test_coir_and_dica_on_the_factor_equal_the_dense_solves():
 def test_low_rank_path_falls_back_to_the_dense_pencil_for_a_top_cluster():
     # T_y = 0 and T_d ≠ 0: every informative eigenvalue is below the cluster at 1, which
     # then comes first; its basis is the dense solver's choice, so the dense path is kept.
-    from krepro.dcm_core import _dcm_low_rank
+    from krepro.dcm.core import _dcm_low_rank
 
     a_diag, B_y, B_d = _low_rank_problem(seed=23)
     assert _dcm_low_rank(a_diag, 0.0 * B_y, B_d, 2, 1.0, 0.0) is None
@@ -584,7 +584,7 @@ def test_low_rank_path_falls_back_to_the_dense_pencil_for_a_top_cluster():
 
 @pytest.mark.parametrize("factory", [DCM, COIR, DICA])
 def test_estimators_on_low_rank_outputs_equal_the_dense_pencils(factory, monkeypatch):
-    import krepro.dcm_base as dcm_base
+    import krepro.dcm.base as dcm_base
 
     X, y, d, X_test = binary_domains_problem()
     _, low = _fit_transform(lambda: factory(1, gamma=0.1), X, y, d, X_test)

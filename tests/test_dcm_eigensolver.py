@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from krepro import dcm_core
+from krepro.dcm import core as dcm_core
 from krepro.dcm import COIR, DCM, DICA, FastDCM
-from krepro.dcm_core import ExactFeatureMap, output_factor
+from krepro.dcm.core import ExactFeatureMap, output_factor
 
 
 @pytest.fixture(autouse=True)

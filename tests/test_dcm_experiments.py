@@ -16,7 +16,8 @@ from threadpoolctl import threadpool_limits
 from krepro.data.domains import domain_sample, split_domains
 from krepro.data.parkinsons import FEATURES, Parkinsons
 from krepro.experiments import dcm_parkinsons, dcm_synthetic
-from krepro.report.dcm import paired, synthetic_section
+from krepro.report.dcm import synthetic_section
+from krepro.stats import paired
 from krepro.report.dcm_parkinsons import parkinsons_section
 from krepro.seeding import generator
 

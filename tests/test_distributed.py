@@ -195,7 +195,7 @@ def test_bootstrap_counts_are_multinomial(n_partitions):
 def test_counts_from_raw_words_equal_the_counted_draws(n_partitions, dtype):
     # The fused path (power of two, 4 | P) must count exactly the draws of
     # _draw_partitions, whatever the block the resamples are drawn in.
-    from krepro.bootstrap import _count, _draw_partitions, _raw_counts
+    from krepro.distributed.bootstrap import _count, _draw_partitions, _raw_counts
 
     draws = _draw_partitions(np.random.default_rng(11), 300, n_partitions)
     expected = _count(draws, n_partitions, dtype)
@@ -252,7 +252,7 @@ def test_low_rank_first_try_gives_the_full_test_matrix_factors(n_basis):
     # The first try (leading columns of the test matrix, rank by the whole residual) must
     # give the rank and factors of the full test matrix (to rounding), and fall back to it
     # when its columns do not suffice (rank above _LOW_RANK_FIRST).
-    from krepro import bootstrap
+    from krepro.distributed import bootstrap
 
     rng = np.random.default_rng(n_basis)
     grid = np.linspace(0, 1, 512)
@@ -411,11 +411,11 @@ def test_predict_band_with_one_partition_names_it():
 
 def test_band_modules_are_reexported():
     # The split keeps the public names of krepro.distributed importable.
-    import krepro.bands
-    import krepro.bootstrap
+    import krepro.distributed.bands
+    import krepro.distributed.bootstrap
 
-    assert bootstrap_band is krepro.bootstrap.bootstrap_band
-    assert select_bands is krepro.bands.select_bands
+    assert bootstrap_band is krepro.distributed.bootstrap.bootstrap_band
+    assert select_bands is krepro.distributed.bands.select_bands
 
 
 @pytest.mark.slow

@@ -2,10 +2,10 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from krepro.linear_svc import LinearHingeSVC
-from krepro.linear_svr import LinearEpsilonSVR
-from krepro.oblivious import ObliviousKernel
-from krepro.ridge import ObliviousRidge
+from krepro.fairness.linear_svc import LinearHingeSVC
+from krepro.fairness.linear_svr import LinearEpsilonSVR
+from krepro.fairness.oblivious import ObliviousKernel
+from krepro.fairness.ridge import ObliviousRidge
 
 
 @parametrize_with_checks(

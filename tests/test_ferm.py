@@ -7,7 +7,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from krepro.ferm import FERMClassifier, LinearFERM, equal_opportunity_gap, solve_ferm_dual
+from krepro.fairness.ferm import FERMClassifier, LinearFERM, equal_opportunity_gap, solve_ferm_dual
 from krepro.kernels import gram
 
 

@@ -1,4 +1,4 @@
-"""Exact FERM dual (krepro.ferm_dual): constraint, explicit projection, objectives, memory."""
+"""Exact FERM dual (krepro.fairness.ferm_dual): constraint, explicit projection, objectives, memory."""
 
 import tracemalloc
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from krepro.ferm import FERMClassifier, LinearFERM, solve_ferm_dual
-from krepro.ferm_dual import fairness_direction, project_gram, solve_exact_dual
+from krepro.fairness.ferm import FERMClassifier, LinearFERM, solve_ferm_dual
+from krepro.fairness.ferm_dual import fairness_direction, project_gram, solve_exact_dual
 from krepro.kernels import gram
 
 

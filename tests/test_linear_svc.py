@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from krepro.linear_svc import LinearHingeSVC, gram_factor, hinge_svm_objective
+from krepro.fairness.linear_svc import LinearHingeSVC, gram_factor, hinge_svm_objective
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.svm import SVR
 
-from krepro.linear_svr import LinearEpsilonSVR, epsilon_svr_objective
+from krepro.fairness.linear_svr import LinearEpsilonSVR, epsilon_svr_objective
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Tests of :class:`krepro.oblivious.ObliviousKernel` against explicit feature-space oracles.
+"""Tests of :class:`krepro.fairness.oblivious.ObliviousKernel` against explicit feature-space oracles.
 
 The oracles compute the oblivious feature of the paper (eq. (9)),
 ``Z = φ(x) − E_n[φ(X) | S ∈ cell(s)] + E_n[φ(X)]``, with explicit loops over an explicit
@@ -10,9 +10,9 @@ import itertools
 import numpy as np
 import pytest
 
-from krepro.conditional import FiniteValuePartition
+from krepro.fairness.conditional import FiniteValuePartition
 from krepro.kernels import gram, kernel_params
-from krepro.oblivious import ObliviousKernel
+from krepro.fairness.oblivious import ObliviousKernel
 from krepro.validation import check_sensitive_features
 
 # ---------------------------------------------------------------------------------------------

@@ -9,10 +9,10 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krepro.cme import CMEConditionalMean
-from krepro.ferm import FERMClassifier
-from krepro.ferm_features import FERMFeatures, ferm_projected_gram
+from krepro.fairness.ferm import FERMClassifier
+from krepro.fairness.ferm_features import FERMFeatures, ferm_projected_gram
 from krepro.kernels import gram
-from krepro.oblivious import ObliviousFeatures, ObliviousKernel
+from krepro.fairness.oblivious import ObliviousFeatures, ObliviousKernel
 
 
 def _data(n=80, seed=0, cells=3):

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-import krepro.oblivious
+import krepro.fairness.oblivious
 from krepro.cme import CMEConditionalMean
-from krepro.oblivious import ObliviousKernel
+from krepro.fairness.oblivious import ObliviousKernel
 
 DYADIC = {"partition": "dyadic", "partition_bounds": (-5.0, 5.0), "cells_per_axis": 16}
 CONFIGS = {
@@ -79,13 +79,13 @@ def test_results_do_not_depend_on_the_thread_count(config):
 def test_products_with_the_estimation_sample_are_cached(monkeypatch):
     est, (X, S), (X_t, S_t) = _data(2)
     calls = []
-    original = krepro.oblivious.cross_products
+    original = krepro.fairness.oblivious.cross_products
 
     def counting(tiles, E, n_rows, tile_size):
         calls.append(n_rows)
         return original(tiles, E, n_rows, tile_size)
 
-    monkeypatch.setattr(krepro.oblivious, "cross_products", counting)
+    monkeypatch.setattr(krepro.fairness.oblivious, "cross_products", counting)
     ok = ObliviousKernel(**CONFIGS["rbf-dyadic"]).fit(est[0], sensitive_features=est[1])
     O = ok.gram(X, S)
     assert calls == [len(X)]
@@ -116,7 +116,7 @@ def test_many_point_sets_keep_the_cache_bounded():
     ok = ObliviousKernel(**CONFIGS["rbf-dyadic"]).fit(est[0], sensitive_features=est[1])
     for shift in range(10):
         ok.gram(X + shift, S)
-    assert len(ok.products_cache_) == krepro.oblivious._PRODUCT_CACHE_SIZE
+    assert len(ok.products_cache_) == krepro.fairness.oblivious._PRODUCT_CACHE_SIZE
 
 
 def _peak_bytes(function):

@@ -9,13 +9,13 @@ import pandas as pd
 import pytest
 import yaml
 
-import krepro.projection
+import krepro.fairness.projection
 from krepro.cme import CMEConditionalMean
-from krepro.conditional import DyadicPartition, PartitionConditionalMean
+from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean
 from krepro.experiments.projection import aggregate, run_gamma, tidy
 from krepro.kernels import gram
-from krepro.oblivious import ObliviousKernel
-from krepro.projection import (
+from krepro.fairness.oblivious import ObliviousKernel
+from krepro.fairness.projection import (
     FeatureExpansion,
     RBFKernel,
     feature_coordinates,
@@ -24,7 +24,7 @@ from krepro.projection import (
     project_onto_manifold,
 )
 from krepro.report.rates import projection_section
-from krepro.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
 REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["oblivious"]
 SETTINGS = {
@@ -153,8 +153,8 @@ def test_distinct_coefficients_of_partition_features(monkeypatch):
     cme, _, _ = _oblivious(8, CMEConditionalMean(gamma=1.0, alpha=1e-3))
     assert cme.distinct_coefficients is None
     # a hash that collides for every row falls back to comparing the rows themselves
-    monkeypatch.setattr(krepro.projection, "_HASH_STEP", np.uint64(0))
-    first, index = krepro.projection._distinct_rows(expansion.coefficients)
+    monkeypatch.setattr(krepro.fairness.projection, "_HASH_STEP", np.uint64(0))
+    first, index = krepro.fairness.projection._distinct_rows(expansion.coefficients)
     np.testing.assert_array_equal(expansion.coefficients[first][index], expansion.coefficients)
     assert len(first) == len(rows)
 

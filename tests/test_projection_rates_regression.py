@@ -3,7 +3,7 @@
 Expected values: ``tests/data/projection_rates_regression.json``, a small fixture written by
 ``tests/data/make_projection_rates_regression.py`` with the code of commit ddce698, i.e.
 before the pre-image search carried the current point's value over, shared candidates and
-used :class:`krepro.projection.RBFKernel`, and before the rates error used each query's own
+used :class:`krepro.fairness.projection.RBFKernel`, and before the rates error used each query's own
 cell, the series for the cells' pair sums and the low-rank GCV of the CME. The search makes
 discrete choices (argmin over candidates), so W must agree exactly for the choices to
 agree; the rates errors are sums formed in another order (round-off ~1e-16 relative,
@@ -22,7 +22,7 @@ import pytest
 
 from krepro.experiments.projection import run_gamma
 from krepro.experiments.rates import run_setting
-from krepro.projection import project_onto_manifold
+from krepro.fairness.projection import project_onto_manifold
 
 DATA = Path(__file__).parent / "data"
 FIXTURE = json.loads((DATA / "projection_rates_regression.json").read_text())

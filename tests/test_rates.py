@@ -8,10 +8,10 @@ import pytest
 import yaml
 
 from krepro.cme import CMEConditionalMean
-from krepro.conditional import DyadicPartition, FiniteValuePartition, PartitionConditionalMean
+from krepro.fairness.conditional import DyadicPartition, FiniteValuePartition, PartitionConditionalMean
 from krepro.experiments.rates import SLOPE_COLUMNS, error_table, run_setting, slope_table, tidy
 from krepro.kernels import gram
-from krepro.rates import (
+from krepro.fairness.rates import (
     GaussianConditionalModel,
     _cell_norms_sq,
     _gaussian_pair_sum,
@@ -22,7 +22,7 @@ from krepro.rates import (
     theory_slope,
 )
 from krepro.report.rates import rates_section
-from krepro.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
+from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
 
 REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["oblivious"]
 

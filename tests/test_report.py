@@ -8,8 +8,9 @@ import yaml
 
 from krepro.experiments.ridge import aggregate, best_constant_table
 from krepro.report.compare import ridge_section
-from krepro.report.tables import markdown_table, paired_differences
-from krepro.report.verdicts import INCONCLUSIVE
+from krepro.stats import paired_differences
+from krepro.studies.tables import markdown_table
+from krepro.studies.verdicts import INCONCLUSIVE
 
 REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["oblivious"][
     "ridge"

@@ -8,7 +8,7 @@ import pandas as pd
 from krepro.experiments import dcm_parkinsons, dcm_synthetic
 from krepro.report.dcm import synthetic_section
 from krepro.report.dcm_parkinsons import parkinsons_section
-from krepro.report.verdicts import (
+from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     PARTLY,

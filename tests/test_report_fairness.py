@@ -1,7 +1,7 @@
 """Verdict records of the fairness experiments (§7.1) from small synthetic aggregates.
 
 Each test builds the tables the report reads (tidy students runs; Adult run rows) and asserts
-on the :class:`~krepro.report.verdicts.Verdict` records: a classifier that predicts one class,
+on the :class:`~krepro.studies.verdicts.Verdict` records: a classifier that predicts one class,
 the best-of-grids trap, a reduction below the claimed magnitude, too few repetitions.
 """
 
@@ -15,7 +15,7 @@ import yaml
 from krepro.experiments.adult import METHODS as ADULT_METHODS
 from krepro.report.fairness import adult_section, adult_table1, adult_verdicts
 from krepro.report.students import students_verdicts
-from krepro.report.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
+from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
 
 REFERENCE = yaml.safe_load(
     (Path(__file__).parents[1] / "config" / "paper_reference.yaml").read_text(encoding="utf-8")

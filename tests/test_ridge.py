@@ -1,12 +1,12 @@
-"""Tests of ORR / M-ORR (:mod:`krepro.ridge`) against direct linear solves and scikit-learn."""
+"""Tests of ORR / M-ORR (:mod:`krepro.fairness.ridge`) against direct linear solves and scikit-learn."""
 
 import numpy as np
 import pytest
 from sklearn.kernel_ridge import KernelRidge
 
 from krepro.kernels import gram
-from krepro.oblivious import ObliviousKernel
-from krepro.ridge import MODES, ObliviousRidge, ridge_path, select_by_validation
+from krepro.fairness.oblivious import ObliviousKernel
+from krepro.fairness.ridge import MODES, ObliviousRidge, ridge_path, select_by_validation
 
 ALPHAS = [1e-3, 1e-2, 0.1, 1.0, 10.0]
 

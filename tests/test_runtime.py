@@ -1,4 +1,4 @@
-"""krepro.runtime.job: log lines carry the job's rule and wildcards; no test hooks inside.
+"""krepro.workflow.runtime.job: log lines carry the job's rule and wildcards; no test hooks inside.
 
 The test-only fault injection (tests/workflow/fault_injection/sitecustomize.py) is checked
 here too, without Snakemake or SLURM: it wraps ``job`` from outside the library.
@@ -11,13 +11,12 @@ import os
 import subprocess
 import sys
 import textwrap
-import threading
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from krepro import runtime
+from krepro.workflow import runtime
 
 REPO = Path(__file__).resolve().parents[1]
 HOOK_DIR = REPO / "tests" / "workflow" / "fault_injection"
@@ -82,7 +81,7 @@ FAIL_TWICE = textwrap.dedent(
     """
     import sys
     from types import SimpleNamespace
-    from krepro.runtime import job
+    from krepro.workflow.runtime import job
 
     for attempt in (1, 2):
         for experiment in (1, 2):
@@ -139,26 +138,3 @@ def test_without_the_hook_nothing_fails(tmp_path):
         check=True,
     )
     assert result.stdout.splitlines() == ["1 1 ok", "1 2 ok", "2 1 ok", "2 2 ok"]
-
-
-def test_cancel_scheduler_timers_stops_pending_timers_before_they_fire():
-    """A pending 60-s timer (as Snakemake's scheduler arms) ends at once and never fires;
-    other threads are left alone."""
-    fired = []
-    timers = [threading.Timer(60.0, fired.append, args=(i,)) for i in range(3)]
-    other_stop = threading.Event()
-    other = threading.Thread(target=other_stop.wait, args=(60.0,))
-    for thread in [*timers, other]:
-        thread.start()
-    try:
-        assert runtime.cancel_scheduler_timers() >= 3
-        for timer in timers:
-            timer.join(timeout=5.0)
-            assert not timer.is_alive()
-        assert fired == []
-        assert other.is_alive()
-    finally:
-        other_stop.set()
-        for timer in timers:
-            timer.cancel()
-        other.join(timeout=5.0)

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from krepro.records import atomic_write_text, read_records, write_records
+from krepro.workflow.records import atomic_write_text, read_records, write_records
 from krepro.seeding import generator, seed_sequence, stable_key
 
 

@@ -1,4 +1,4 @@
-"""The published snapshot: krepro.report.snapshot on a fake results tree, and the committed
+"""The published snapshot: krepro.workflow.snapshot on a fake results tree, and the committed
 snapshots/paper/ (every file it lists present with its SHA-256, paper scale, ≤ 30 min)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from krepro.report.snapshot import (
+from krepro.workflow.snapshot import (
     SnapshotError,
     check_snapshot,
     read_benchmarks,
@@ -22,7 +22,7 @@ from krepro.report.snapshot import (
     verdict_disagreements,
     write_snapshot,
 )
-from krepro.runtime import CPU_RECORD_SUFFIX, job, job_cpu_seconds
+from krepro.workflow.runtime import CPU_RECORD_SUFFIX, job, job_cpu_seconds
 
 REPO = Path(__file__).resolve().parents[1]
 COMMITTED = REPO / "snapshots" / "paper"

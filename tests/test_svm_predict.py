@@ -1,10 +1,10 @@
-"""krepro.svm_predict.svr_predict equals libsvm's own SVR.predict."""
+"""krepro.dcm.svm_predict.svr_predict equals libsvm's own SVR.predict."""
 
 import numpy as np
 import pytest
 from sklearn.svm import SVC, SVR
 
-from krepro.svm_predict import rbf_svr_predictions, svr_predict
+from krepro.dcm.svm_predict import rbf_svr_predictions, svr_predict
 
 
 @pytest.fixture

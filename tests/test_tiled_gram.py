@@ -1,11 +1,11 @@
-"""Tests of :mod:`krepro.tiled_gram` against dense computations."""
+"""Tests of :mod:`krepro.fairness.tiled_gram` against dense computations."""
 
 import numpy as np
 import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 
 from krepro.kernels import gram
-from krepro.tiled_gram import (
+from krepro.fairness.tiled_gram import (
     KernelTiles,
     LowRankCorrection,
     cell_correction,

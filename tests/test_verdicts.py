@@ -8,9 +8,9 @@ import pytest
 import yaml
 
 from krepro.report.compare import illustration_section
-from krepro.report.provenance import collect_provenance, config_sha256
-from krepro.report.render import assemble_report, render_section, scorecard, summary_html
-from krepro.report.verdicts import (
+from krepro.workflow.provenance import collect_provenance, config_sha256
+from krepro.studies.render import assemble_report, render_section, scorecard, summary_html
+from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     REPRODUCED,
@@ -217,7 +217,7 @@ def test_distance_correlation_against_a_loop_oracle():
 
 
 def test_paper_reference_reads_one_block(tmp_path):
-    from krepro.report.verdicts import paper_reference
+    from krepro.studies.verdicts import paper_reference
 
     path = tmp_path / "reference.yaml"
     path.write_text("oblivious:\n  ridge: {min_repetitions: 20}\ncme: {a: 1}\n")

@@ -196,7 +196,7 @@ def rbf_1d(x, y=None, *, gamma=1.0):
     y_j^2` clipped at 0 (and set to 0 on the diagonal when ``y`` is None), then
     :math:`e^{-\gamma d}`, but on row blocks that stay in the cache and without the input
     validation of each call. Code that must reproduce results computed with :func:`gram`
-    (the pre-image search of :mod:`krepro.projection`) can therefore use it freely.
+    (the pre-image search of :mod:`krepro.fairness.projection`) can therefore use it freely.
 
     Parameters
     ----------

@@ -81,7 +81,9 @@ def _missing(column):
     return np.zeros(column.shape, dtype=bool)
 
 
-def check_sensitive_features(sensitive_features, n_samples=None, *, name="sensitive_features"):
+def check_sensitive_features(
+    sensitive_features, n_samples=None, *, name="sensitive_features", none_is_one_group=False
+):
     """Return labels as a 2-d array with one row per sample; missing values are an error.
 
     Parameters
@@ -93,11 +95,18 @@ def check_sensitive_features(sensitive_features, n_samples=None, *, name="sensit
         Required number of rows.
     name : str, default="sensitive_features"
         Parameter name used in error messages.
+    none_is_one_group : bool, default=False
+        ``True``: ``None`` stands for a single group, returned as zeros of shape
+        ``(n_samples, 1)`` (for estimators whose sensitive features are optional).
 
     Returns
     -------
     S : ndarray of shape (n_samples, d)
     """
+    if sensitive_features is None and none_is_one_group:
+        if n_samples is None:
+            raise ValueError(f"{name}=None needs the number of samples.")
+        return np.zeros((n_samples, 1))
     S = _as_array(sensitive_features)
     if S.ndim == 1:
         S = S[:, None]

@@ -18,12 +18,12 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from krepro.cme import CMEConditionalMean
-from krepro.conditional import DyadicPartition, FiniteValuePartition, PartitionConditionalMean
+from krepro.fairness.conditional import DyadicPartition, FiniteValuePartition, PartitionConditionalMean
 from krepro.experiments.projection import run_gamma
 from krepro.experiments.rates import run_setting
 from krepro.kernels import gram
-from krepro.projection import FeatureExpansion, oblivious_expansion, project_onto_manifold
-from krepro.rates import GaussianConditionalModel, embedding_errors
+from krepro.fairness.projection import FeatureExpansion, oblivious_expansion, project_onto_manifold
+from krepro.fairness.rates import GaussianConditionalModel, embedding_errors
 
 OUT = Path(__file__).with_name("projection_rates_regression.json")
 

@@ -2,7 +2,7 @@
 
 Each rule's ``code`` parameter is a digest of its script and of every krepro module the
 script imports, transitively (``script_code`` in workflow/rules/common.smk,
-krepro.codedeps). A copy of the repository runs the ``illustration`` and ``ridge`` targets
+krepro.workflow.codedeps). A copy of the repository runs the ``illustration`` and ``ridge`` targets
 on the tiny config; then one module of the copy is edited. ``snakemake -n`` must schedule
 exactly the jobs whose script imports it and the jobs downstream of them, and each rule, dry
 run alone on its own outputs (``--allowed-rules``, so that an upstream rerun does not mask
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from test_workflow import ILLUSTRATION_RULES, REPO, RIDGE_RULES, TINY_CONFIG, job_stats, ok
 
-from krepro.codedeps import script_dependencies
+from krepro.workflow.codedeps import script_dependencies
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
-from krepro.codedeps import code_digest
-from krepro.config_checks import check_config
-from krepro.configuration import coerce_config
-from krepro.runtime import cancel_scheduler_timers
+from krepro.studies import PAPERS, STUDIES
+from krepro.workflow.codedeps import code_digest
+from krepro.workflow.config_checks import check_config
+from krepro.workflow.configuration import coerce_config
 
 # `--config key={...}` gives nested values as strings: read them as the schema's types.
 SCHEMA = Path(workflow.basedir, "workflow", "schemas", "config.schema.yaml")
@@ -44,7 +44,7 @@ def benchmarks(path):
     """``<results_dir>/benchmarks/<path>``: a job's Snakemake benchmark record.
 
     ``path`` starts with the rule's name (``<rule>.tsv`` or ``<rule>/<wildcards>.tsv``): the
-    snapshot sums CPU seconds per rule from it (krepro.report.snapshot).
+    snapshot sums CPU seconds per rule from it (krepro.workflow.snapshot).
     """
     return f"{BENCHMARKS}/{path}"
 
@@ -55,13 +55,28 @@ def dcm_repetitions(settings, **reading):
     return settings["n_repetitions" if primary else "reading_repetitions"]
 
 
-def script_code(script):
+def script_code(script, modules=()):
     """Digest of a rule's script and every krepro module it imports, transitively.
 
     A ``params`` entry: editing any of these files reruns the rule (and nothing else does).
+    ``modules``: further modules the script runs by name (a study job's module).
     """
     scripts = Path(workflow.basedir) / "workflow" / "scripts"
-    return code_digest(scripts / script, Path(workflow.basedir) / "src")
+    return code_digest(scripts / script, Path(workflow.basedir) / "src", modules=modules)
+
+
+# Every study job runs through one script, which calls the function its rule names.
+STUDY_JOB_SCRIPT = "../scripts/study_job.py"
+
+
+def job_entry(study, job):
+    """``params.entry`` of a study job: ``krepro.studies.<study>.<module>:<function>``."""
+    return STUDIES[study].entry(job)
+
+
+def job_code(study, job):
+    """``params.code`` of a study job: the generic script and the job's module, with imports."""
+    return script_code("study_job.py", modules=[STUDIES[study].module(job)])
 
 
 def ridge_variant_params(wildcards):
@@ -82,23 +97,25 @@ wildcard_constraints:
     experiment=r"\d+",
 
 
-# The experiments, as `snakemake targets` lists them; each rule's docstring says what it
-# reproduces, its outputs and its run times (tests/workflow/test_targets.py checks them).
-TARGETS = [
-    "illustration",
-    "students",
-    "adult",
-    "adult_full",
-    "ridge",
-    "cme",
-    "dcm_synthetic",
-    "dcm_parkinsons",
-    "coverage",
-    "rates",
-    "projection",
-    "all",
-    "snapshot",
-]
+# The targets `snakemake targets` lists: every study (krepro.studies.STUDIES, whose records
+# say what each reproduces, its outputs and its run times), then these two rules.
+WORKFLOW_TARGETS = ["all", "snapshot"]
+
+
+def study_outputs(study):
+    """The files a study's target builds, under this run's results_dir."""
+    return [results(path) for path in STUDIES[study].outputs]
+
+
+# One target rule per study: `snakemake <study>` builds its outputs (on the submit host).
+for _study in STUDIES.values():
+
+    rule:
+        name:
+            _study.name
+        input:
+            study_outputs(_study.name),
+        localrule: True
 
 
 def snapshot_inputs(wildcards):
@@ -126,12 +143,14 @@ def snapshot_inputs(wildcards):
 
 
 def describe_targets():
-    """The target rules with their docstrings, one block each."""
-    blocks = []
-    for name in TARGETS:
-        doc = inspect.cleandoc(workflow.get_rule(name).docstring or "(no description)")
-        blocks.append(f"{name}\n{textwrap.indent(doc, '    ')}")
-    return "\n\n".join(blocks)
+    """Every target with what it reproduces, its outputs and run times, one block each."""
+    described = {name: study.description for name, study in STUDIES.items() if study.target}
+    for name in WORKFLOW_TARGETS:
+        described[name] = workflow.get_rule(name).docstring or "(no description)"
+    return "\n\n".join(
+        f"{name}\n{textwrap.indent(inspect.cleandoc(doc), '    ')}"
+        for name, doc in described.items()
+    )
 
 # Scheduling: the longest single jobs (adult_fit, rates_run, projection_run, cme_oblivious_fit,
 # adult_full_fit, dcm_fig2_fit) carry a `priority:`, so that they start early and the end of a

@@ -5,7 +5,9 @@ download go to the run that made it.
 """
 
 
+# On the submit host: compute nodes are often offline.
 rule fetch_dataset:
+    localrule: True
     output:
         "resources/{dataset}/{filename}",
     log:

@@ -1,30 +1,15 @@
 """report.md, verdicts.csv, provenance.json under results_dir: every verdict, rendered; and
 the snapshot that publishes them (target: snapshot)."""
 
-# One JSON section (verdict records + supporting Markdown) per experiment, written by that
-# experiment's summary rule; the Markdown beside it is the same section rendered on its own.
-REPORT_EXPERIMENTS = [
-    "illustration",
-    "students",
-    "adult",
-    "adult_full",
-    "ridge",
-    "cme",
-    "cme_oblivious",
-    "dcm_synthetic",
-    "dcm_parkinsons",
-    "coverage",
-    "rates",
-    "projection",
-]
+# One JSON section (verdict records + supporting Markdown) per study, written by that study's
+# summary job; the Markdown beside it is the same section rendered on its own.
 PAPER_SCALE_COMMAND = "snakemake --configfile config/paper.yaml"
 
 
 rule report:
+    localrule: True
     input:
-        sections=expand(
-            results("report/{experiment}.json"), experiment=REPORT_EXPERIMENTS
-        ),
+        sections=[results(study.section) for study in STUDIES.values()],
     output:
         report=report(
             results("report.md"), caption="../report/report.rst", category="Report"
@@ -53,9 +38,11 @@ rule report:
         config_files=[str(path) for path in workflow.configfiles],
         code_directory=workflow.basedir,
         paper_command=PAPER_SCALE_COMMAND,
-        code=script_code("report.py"),
+        paper_titles={key: paper.title for key, paper in PAPERS.items()},
+        entry="krepro.studies.assemble:report_job",
+        code=script_code("study_job.py", modules=["krepro.studies.assemble"]),
     script:
-        "../scripts/report.py"
+        STUDY_JOB_SCRIPT
 
 
 # No output: `snakemake snapshot` always rewrites the snapshot from the finished run (copies
@@ -69,6 +56,7 @@ rule snapshot:
     Outputs: snapshots/<scale>/report.md, verdicts.csv, provenance.json, tables/, figures/.
     Run time on 2 cores: quick 7 min, paper 30 min.
     """
+    localrule: True
     input:
         unpack(snapshot_inputs),
     log:

@@ -29,14 +29,16 @@ rule ridge_fit:
         n_repetitions=RIDGE["n_repetitions"],
         kernel_gamma=RIDGE["kernel_gamma"],
         partition=RIDGE["partition"],
-        code=script_code("ridge_fit.py"),
+        entry=job_entry("ridge", "fit"),
+        code=job_code("ridge", "fit"),
     script:
-        "../scripts/ridge_fit.py"
+        STUDY_JOB_SCRIPT
 
 
 # Aggregate tables, Fig. 4 and the report section in one job: each takes a fraction of a
-# second, far less than starting a job.
+# second, far less than starting a job. On the submit host: seconds, from the run records.
 rule ridge_summary:
+    localrule: True
     input:
         runs=RIDGE_RUNS,
         reference=PAPER_REFERENCE,
@@ -62,19 +64,8 @@ rule ridge_summary:
     params:
         settings=RIDGE,
         scale=config["scale"],
-        code=script_code("ridge_summary.py"),
+        entry=job_entry("ridge", "summary"),
+        code=job_code("ridge", "summary"),
     script:
-        "../scripts/ridge_summary.py"
+        STUDY_JOB_SCRIPT
 
-
-rule ridge:
-    """Oblivious data §7.2, Fig. 4a/4b: KRR vs ORR vs M-ORR over the dependence γ.
-
-    Outputs: results/tables/ridge.csv, results/figures/oblivious_fig4.png,
-    results/report/ridge.md.
-    Run time on 2 cores: quick 20 s, paper 30 s.
-    """
-    input:
-        results("tables/ridge.csv"),
-        results("figures/oblivious_fig4.png"),
-        results("report/ridge.md"),

@@ -2,8 +2,8 @@
 
 from krepro.data.adult import load_adult
 from krepro.experiments.adult import run_method
-from krepro.records import write_records
-from krepro.runtime import job
+from krepro.workflow.records import write_records
+from krepro.workflow.runtime import job
 
 with job(snakemake) as log:
     params, wildcards = snakemake.params, snakemake.wildcards

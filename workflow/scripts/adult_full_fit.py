@@ -2,8 +2,8 @@
 
 from krepro.data.adult import load_adult
 from krepro.experiments.adult_full import FULL_TRAIN_ROWS, run_full_method
-from krepro.records import read_records, write_records
-from krepro.runtime import job
+from krepro.workflow.records import read_records, write_records
+from krepro.workflow.runtime import job
 
 with job(snakemake) as log:
     params, method = snakemake.params, snakemake.wildcards.adult_full_method

@@ -2,8 +2,8 @@
 
 from krepro.data.adult import load_adult
 from krepro.experiments.adult_full import FULL_TRAIN_ROWS, select_hyperparameters
-from krepro.records import write_records
-from krepro.runtime import job
+from krepro.workflow.records import write_records
+from krepro.workflow.runtime import job
 
 with job(snakemake) as log:
     params = snakemake.params

@@ -7,7 +7,7 @@ separate jobs would.
 
 import pandas as pd
 
-from krepro.records import atomic_write_text, read_records
+from krepro.workflow.records import atomic_write_text, read_records
 from krepro.report.adult_full import (
     adult_full_markdown,
     adult_full_section,
@@ -15,9 +15,9 @@ from krepro.report.adult_full import (
     plot_adult_full,
     sweep_table,
 )
-from krepro.report.render import write_section
-from krepro.report.verdicts import paper_reference
-from krepro.runtime import job
+from krepro.studies.render import write_section
+from krepro.studies.verdicts import paper_reference
+from krepro.workflow.runtime import job
 
 with job(snakemake):
     inp, out = snakemake.input, snakemake.output

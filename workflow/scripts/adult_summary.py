@@ -6,16 +6,16 @@ The verdicts read Table 1 back from the file just written, as a separate job wou
 
 import pandas as pd
 
-from krepro.records import atomic_write_text, read_records
+from krepro.workflow.records import atomic_write_text, read_records
 from krepro.report.fairness import (
     adult_section,
     adult_table1,
     adult_table1_latex,
     adult_table1_markdown,
 )
-from krepro.report.render import write_section
-from krepro.report.verdicts import paper_reference
-from krepro.runtime import job
+from krepro.studies.render import write_section
+from krepro.studies.verdicts import paper_reference
+from krepro.workflow.runtime import job
 
 with job(snakemake):
     out, params = snakemake.output, snakemake.params

@@ -3,8 +3,8 @@
 import numpy as np
 
 from krepro.experiments.cme_oblivious import run_setting
-from krepro.records import write_records
-from krepro.runtime import job
+from krepro.workflow.records import write_records
+from krepro.workflow.runtime import job
 
 with job(snakemake) as log:
     settings, dim = snakemake.params.settings, int(snakemake.wildcards.dim)

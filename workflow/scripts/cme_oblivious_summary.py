@@ -7,11 +7,11 @@ separate jobs would.
 import pandas as pd
 
 from krepro.experiments.cme_oblivious import aggregate, tidy
-from krepro.records import atomic_write_text, read_records
+from krepro.workflow.records import atomic_write_text, read_records
 from krepro.report.cme_oblivious import cme_oblivious_section, plot_cme_oblivious
-from krepro.report.render import write_section
-from krepro.report.verdicts import paper_reference
-from krepro.runtime import job
+from krepro.studies.render import write_section
+from krepro.studies.verdicts import paper_reference
+from krepro.workflow.runtime import job
 
 with job(snakemake):
     out = snakemake.output

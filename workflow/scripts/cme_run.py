@@ -1,8 +1,8 @@
 """CME note experiment: the λ table, the claims table and the figure data."""
 
 from krepro.experiments.cme import run
-from krepro.records import atomic_write_text
-from krepro.runtime import job
+from krepro.workflow.records import atomic_write_text
+from krepro.workflow.runtime import job
 
 with job(snakemake):
     results = run(seed=snakemake.params.seed, **snakemake.params.settings)

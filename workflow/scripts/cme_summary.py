@@ -4,9 +4,9 @@
 import pandas as pd
 
 from krepro.report.cme import cme_section, plot_cme
-from krepro.report.render import write_section
-from krepro.report.verdicts import paper_reference
-from krepro.runtime import job
+from krepro.studies.render import write_section
+from krepro.studies.verdicts import paper_reference
+from krepro.workflow.runtime import job
 
 with job(snakemake):
     inp = snakemake.input

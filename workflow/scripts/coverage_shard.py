@@ -1,7 +1,7 @@
 """One shard of the coverage study: repetitions first..last of one penalty variant → .npz."""
 
 from krepro.experiments.coverage import run_shard, save_shard, settings_from_config
-from krepro.runtime import job
+from krepro.workflow.runtime import job
 
 with job(snakemake) as log:
     wildcards, params = snakemake.wildcards, snakemake.params

@@ -8,13 +8,13 @@ separate jobs would.
 import pandas as pd
 
 from krepro.experiments.coverage import load_shards
-from krepro.records import atomic_write_text
+from krepro.workflow.records import atomic_write_text
 from krepro.report.coverage import coverage_section
 from krepro.report.coverage_figures import plot_coverage, plot_coverage_heatmap, plot_rmse
 from krepro.report.coverage_tables import aggregate, table1_markdown, tidy
-from krepro.report.render import write_section
-from krepro.report.verdicts import paper_reference
-from krepro.runtime import job
+from krepro.studies.render import write_section
+from krepro.studies.verdicts import paper_reference
+from krepro.workflow.runtime import job
 
 with job(snakemake):
     out, params = snakemake.output, snakemake.params

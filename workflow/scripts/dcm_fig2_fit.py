@@ -1,8 +1,8 @@
 """Projections of COIR, DICA and DCM for the Fig. 2 analogue."""
 
 from krepro.experiments.dcm_synthetic import fig2_projections
-from krepro.records import atomic_write_text
-from krepro.runtime import job
+from krepro.workflow.records import atomic_write_text
+from krepro.workflow.runtime import job
 
 with job(snakemake):
     frame = fig2_projections(seed=snakemake.params.seed, settings=snakemake.params.settings)

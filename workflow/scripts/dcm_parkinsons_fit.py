@@ -9,8 +9,8 @@ by centring), sharing the split, the scaling and the sanity rows.
 
 from krepro.data.parkinsons import load_parkinsons
 from krepro.experiments.dcm_parkinsons import run_readings
-from krepro.records import write_records
-from krepro.runtime import job
+from krepro.workflow.records import write_records
+from krepro.workflow.runtime import job
 
 with job(snakemake) as log:
     wildcards, params = snakemake.wildcards, snakemake.params

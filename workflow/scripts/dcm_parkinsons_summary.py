@@ -8,13 +8,13 @@ separate jobs would.
 import pandas as pd
 
 from krepro.experiments.dcm_parkinsons import AXES, aggregate, sweep_table, tidy
-from krepro.records import atomic_write_text, read_records
+from krepro.workflow.records import atomic_write_text, read_records
 from krepro.report.dcm import readings_markdown
 from krepro.report.dcm_figures import plot_nystrom
 from krepro.report.dcm_parkinsons import parkinsons_section, table4_markdown
-from krepro.report.render import write_section
-from krepro.report.verdicts import paper_reference
-from krepro.runtime import job
+from krepro.studies.render import write_section
+from krepro.studies.verdicts import paper_reference
+from krepro.workflow.runtime import job
 
 with job(snakemake):
     out, params = snakemake.output, snakemake.params

@@ -1,8 +1,8 @@
 """All repetitions and methods of one (η, γ) cell of DCM Table 3 under one reading → records."""
 
 from krepro.experiments.dcm_synthetic import run_setting
-from krepro.records import write_records
-from krepro.runtime import job
+from krepro.workflow.records import write_records
+from krepro.workflow.runtime import job
 
 with job(snakemake) as log:
     params, wildcards = snakemake.params, snakemake.wildcards

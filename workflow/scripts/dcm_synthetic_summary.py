@@ -7,12 +7,12 @@ The verdicts read the tables back from the files just written, as a separate job
 import pandas as pd
 
 from krepro.experiments.dcm_synthetic import AXES, aggregate, tidy
-from krepro.records import atomic_write_text, read_records
+from krepro.workflow.records import atomic_write_text, read_records
 from krepro.report.dcm import readings_markdown, synthetic_section, table3_markdown
 from krepro.report.dcm_figures import plot_fig2
-from krepro.report.render import write_section
-from krepro.report.verdicts import paper_reference
-from krepro.runtime import job
+from krepro.studies.render import write_section
+from krepro.studies.verdicts import paper_reference
+from krepro.workflow.runtime import job
 
 with job(snakemake):
     out, params = snakemake.output, snakemake.params

@@ -1,7 +1,7 @@
 """Fetch one UCI file, verified against its SHA-256 (mirror from KREPRO_DATA_MIRROR)."""
 
 from krepro.data.download import fetch_dataset_file
-from krepro.runtime import job
+from krepro.workflow.runtime import job
 
 with job(snakemake) as log:
     source = fetch_dataset_file(

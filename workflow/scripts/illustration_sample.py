@@ -1,8 +1,8 @@
 """Points of paper Fig. 2 and their dependence on S."""
 
 from krepro.experiments.illustration import dependence_summary, run
-from krepro.records import atomic_write_text
-from krepro.runtime import job
+from krepro.workflow.records import atomic_write_text
+from krepro.workflow.runtime import job
 
 with job(snakemake):
     settings = dict(snakemake.params.settings)

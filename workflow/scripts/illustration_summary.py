@@ -4,10 +4,10 @@ of ⟨h, Z⟩."""
 import pandas as pd
 
 from krepro.report.compare import illustration_section
-from krepro.report.figures import plot_illustration
-from krepro.report.render import write_section
-from krepro.report.verdicts import paper_reference
-from krepro.runtime import job
+from krepro.studies.figures import plot_illustration
+from krepro.studies.render import write_section
+from krepro.studies.verdicts import paper_reference
+from krepro.workflow.runtime import job
 
 with job(snakemake):
     plot_illustration(pd.read_csv(snakemake.input.points), snakemake.output.figure)

@@ -1,8 +1,8 @@
 """Projection of the oblivious features onto M for one γ (all repetitions)."""
 
 from krepro.experiments.projection import run_gamma
-from krepro.records import write_records
-from krepro.runtime import job
+from krepro.workflow.records import write_records
+from krepro.workflow.runtime import job
 
 with job(snakemake) as log:
     records = run_gamma(

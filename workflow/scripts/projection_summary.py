@@ -8,11 +8,11 @@ separate jobs would.
 import pandas as pd
 
 from krepro.experiments.projection import aggregate, tidy
-from krepro.records import atomic_write_text, read_records
+from krepro.workflow.records import atomic_write_text, read_records
 from krepro.report.rates import plot_projection, projection_section
-from krepro.report.render import write_section
-from krepro.report.verdicts import paper_reference
-from krepro.runtime import job
+from krepro.studies.render import write_section
+from krepro.studies.verdicts import paper_reference
+from krepro.workflow.runtime import job
 
 with job(snakemake):
     out, params = snakemake.output, snakemake.params

@@ -1,8 +1,8 @@
 """Errors of the E[φ(X)|S] estimators against n for one setting (all sizes, repetitions)."""
 
 from krepro.experiments.rates import run_setting
-from krepro.records import write_records
-from krepro.runtime import job
+from krepro.workflow.records import write_records
+from krepro.workflow.runtime import job
 
 with job(snakemake) as log:
     records = run_setting(

@@ -1,8 +1,8 @@
 """All repetitions of one students reading (generator variant × C selection) → run records."""
 
 from krepro.experiments.students import method_selection, run_variant
-from krepro.records import write_records
-from krepro.runtime import job
+from krepro.workflow.records import write_records
+from krepro.workflow.runtime import job
 
 with job(snakemake) as log:
     params, wildcards = snakemake.params, snakemake.wildcards

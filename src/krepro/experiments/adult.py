@@ -12,12 +12,12 @@ matrices are computed once per γ and sliced per fold (as ``GridSearchCV`` does 
 precomputed kernel).
 
 Methods (``METHODS``): the SVM (``sklearn.svm.SVC``), linear FERM in closed form
-(:class:`~krepro.ferm.LinearFERM`), kernel FERM (:class:`~krepro.ferm.FERMClassifier`; linear
+(:class:`~krepro.fairness.ferm.LinearFERM`), kernel FERM (:class:`~krepro.fairness.ferm.FERMClassifier`; linear
 and RBF kernels) in the formulation the paper ran, Donini et al.'s eq. (14)
 (``formulation="donini"``), and, beyond the paper, the exact dual of the same constrained
 primal (``formulation="exact"``, ``ferm_rbf_exact``, ``ferm_linear_exact``; never a higher
 primal objective), the oblivious SVM (``SVC(kernel="precomputed")`` on the oblivious Gram of
-:class:`~krepro.oblivious.ObliviousKernel`) and the M-oblivious SVM (SVM on the plain kernel,
+:class:`~krepro.fairness.oblivious.ObliviousKernel`) and the M-oblivious SVM (SVM on the plain kernel,
 applied to oblivious test features). The paper does not describe its oblivious SVM on Adult;
 this is a reconstruction: S = 1{male}; the first half of the
 training rows are the learner's points, the second half estimate the conditional means;
@@ -32,9 +32,9 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 
-from krepro.ferm import FERMClassifier, LinearFERM
+from krepro.fairness.ferm import FERMClassifier, LinearFERM
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
-from krepro.oblivious import ObliviousKernel
+from krepro.fairness.oblivious import ObliviousKernel
 
 __all__ = [
     "FERM_FORMULATIONS",

@@ -2,7 +2,7 @@ r"""Kernel fairness on all of UCI Adult with explicit features, beside fairlearn
 
 Table 1 of the oblivious-data paper (§7.1) ran the RBF methods on 1,628 training rows because
 the exact methods cost :math:`O(n^2)` memory. Here the RBF kernel is approximated by
-``n_components`` Nyström features (:class:`~krepro.oblivious_features.KernelFeatureMap`), so
+``n_components`` Nyström features (:class:`~krepro.fairness.oblivious_features.KernelFeatureMap`), so
 every method runs on the corrected protocol's 30,162 training and 15,060 test rows
 (:func:`krepro.data.adult.load_adult`, ``protocol="corrected"``) with one linear classifier
 (:class:`sklearn.svm.LinearSVC`, primal squared hinge) on top:
@@ -10,10 +10,10 @@ every method runs on the corrected protocol's 30,162 training and 15,060 test ro
 ``svm``
     the classifier on the features of X (gender included, as Table 1's SVM);
 ``ferm``
-    :class:`~krepro.ferm_features.FERMFeatures`: features projected onto :math:`u^\perp`
+    :class:`~krepro.fairness.ferm_features.FERMFeatures`: features projected onto :math:`u^\perp`
     (FERM's ε = 0 constraint), then the classifier;
 ``oblivious`` / ``m_oblivious``
-    :class:`~krepro.oblivious_features.ObliviousFeatures` on X without gender: conditional
+    :class:`~krepro.fairness.oblivious_features.ObliviousFeatures` on X without gender: conditional
     means estimated on the second half of the training rows, the classifier trained on the
     first half's oblivious (``oblivious``) or plain (``m_oblivious``) features, test points
     mapped to oblivious features (Algorithm 1's split; ``oblivious_estimation: in_sample``
@@ -35,7 +35,7 @@ method, so that the methods differ only in their fairness intervention.
 
 :func:`run_sweep` is the landmark sweep on the 1,628-row split: the exact Gram-matrix methods
 (``SVC`` on the RBF kernel, kernel FERM's QP and its exact primal, the oblivious and
-M-oblivious SVMs of :class:`~krepro.oblivious.ObliviousKernel`) against the same methods on
+M-oblivious SVMs of :class:`~krepro.fairness.oblivious.ObliviousKernel`) against the same methods on
 ``n_components`` Nyström features with the same solver (libsvm, ``SVC(kernel="linear")``).
 """
 
@@ -50,12 +50,12 @@ from fairlearn.reductions import ExponentiatedGradient, TruePositiveRateParity
 from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC, LinearSVC
 
-from krepro.ferm import FERMClassifier
-from krepro.ferm_features import FERMFeatures, ferm_projected_gram
+from krepro.fairness.ferm import FERMClassifier
+from krepro.fairness.ferm_features import FERMFeatures, ferm_projected_gram
 from krepro.kernels import gram
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
-from krepro.oblivious import ObliviousKernel
-from krepro.oblivious_features import KernelFeatureMap, ObliviousFeatures
+from krepro.fairness.oblivious import ObliviousKernel
+from krepro.fairness.oblivious_features import KernelFeatureMap, ObliviousFeatures
 from krepro.seeding import seed_sequence
 
 __all__ = [

@@ -14,7 +14,7 @@ bandwidths; :func:`krepro.metrics.hsic_test`) with its permutation p-value, and 
 correlation of the predictions with :math:`\frac1d\lVert S\rVert^2`.
 
 KRR does not use S: per repetition its Gram matrices and its λ path (one eigendecomposition,
-:func:`krepro.ridge.ridge_path`) are computed once and shared by both estimators; M-ORR reuses
+:func:`krepro.fairness.ridge.ridge_path`) are computed once and shared by both estimators; M-ORR reuses
 that path with the oblivious cross products of each estimator. The numbers equal those of
 :func:`krepro.experiments.ridge.fit_and_score` run per estimator
 (``tests/test_cme_oblivious.py`` keeps that computation as the reference).
@@ -31,8 +31,8 @@ from krepro.cme import CMEConditionalMean
 from krepro.experiments.ridge import METHODS, draw_samples
 from krepro.kernels import gram
 from krepro.metrics import hsic_test
-from krepro.oblivious import ObliviousKernel
-from krepro.ridge import ridge_path, select_by_validation
+from krepro.fairness.oblivious import ObliviousKernel
+from krepro.fairness.ridge import ridge_path, select_by_validation
 from krepro.seeding import generator
 
 __all__ = ["ESTIMATORS", "aggregate", "run_setting", "tidy"]

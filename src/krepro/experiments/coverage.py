@@ -19,10 +19,10 @@ the reference protocol's law in every repetition (coverage estimates and their i
 unchanged in distribution); different configurations are positively correlated (paired).
 
 Numerics: the kernel solves are float64 (the local systems have condition numbers ~1e7) and
-O(n) per block through the state-space form of the Matérn kernel (:mod:`krepro.matern_krr`;
+O(n) per block through the state-space form of the Matérn kernel (:mod:`krepro.distributed.matern_krr`;
 ``solver="dense"`` keeps the Cholesky path);
 the bootstrap product is float32 through a low-rank factorisation of the centred local
-predictions (:func:`krepro.bootstrap.bootstrap_deviations` with ``rank_tolerance=1e-6``),
+predictions (:func:`krepro.distributed.bootstrap.bootstrap_deviations` with ``rank_tolerance=1e-6``),
 which keeps every replicate within ~2e-5 of its component's bootstrap spread of the exact
 float64 value (measured at paper scale; float32 rounding dominates).
 
@@ -40,10 +40,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from krepro.bands import select_bands
-from krepro.bootstrap import bootstrap_deviations
+from krepro.distributed.bands import select_bands
+from krepro.distributed.bootstrap import bootstrap_deviations
 from krepro.distributed import local_predictions_nested
-from krepro.records import atomic_write_bytes
+from krepro.workflow.records import atomic_write_bytes
 from krepro.seeding import generator
 
 __all__ = [
@@ -157,7 +157,7 @@ def run_repetition(
     bootstrap_dtype : numpy dtype, default=numpy.float32
         Precision of the bootstrap product (the kernel solves are always float64).
     rank_tolerance : float or None, default=1e-6
-        Low-rank bootstrap product, see :func:`krepro.bootstrap.bootstrap_deviations`:
+        Low-rank bootstrap product, see :func:`krepro.distributed.bootstrap.bootstrap_deviations`:
         replicates move by ~1e-6 of their spread, below the ~1e-5 of float32 rounding
         (``None`` and float64: the exact product).
     solver : {"statespace", "dense"}, default="statespace"

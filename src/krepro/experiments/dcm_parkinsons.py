@@ -21,10 +21,10 @@ Timing: ``fit_cpu_seconds`` / ``fit_wall_seconds`` cover the dimension-reduction
 (kernels, solve, projection of the training points), not the SVR; the standard methods share
 one kernel PCA per repetition whose full cost is charged to each of them. The RBF ε-SVRs are
 libsvm fits on a precomputed kernel block (most training points end up support vectors;
-:func:`krepro.svm_predict.rbf_svr_predictions`: the same problem, the kernel from one BLAS
+:func:`krepro.dcm.svm_predict.rbf_svr_predictions`: the same problem, the kernel from one BLAS
 product instead of libsvm's entry-by-entry evaluation), their test predictions one kernel
 block and one BLAS product. The linear ε-SVR is the same problem solved exactly in the primal
-(:class:`krepro.linear_svr.LinearEpsilonSVR`: ~7× faster than libsvm's dual on five
+(:class:`krepro.fairness.linear_svr.LinearEpsilonSVR`: ~7× faster than libsvm's dual on five
 features, and at the optimum where libsvm stops at its 1e-3 KKT tolerance). Identical
 projections (FastDCM and its sweep row at the same landmark count) share one fit.
 """
@@ -41,9 +41,9 @@ from sklearn.preprocessing import StandardScaler
 from krepro.content_key import content_key
 from krepro.data.parkinsons import TARGETS, subject_split
 from krepro.dcm import COIR, DCM, DICA, fit_shared, median_gamma
-from krepro.linear_svr import LinearEpsilonSVR
+from krepro.fairness.linear_svr import LinearEpsilonSVR
 from krepro.seeding import generator
-from krepro.svm_predict import rbf_svr_predictions
+from krepro.dcm.svm_predict import rbf_svr_predictions
 
 __all__ = [
     "AXES",

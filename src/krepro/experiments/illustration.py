@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from krepro.conditional import DyadicPartition, PartitionConditionalMean
+from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean
 from krepro.data.synthetic import ILLUSTRATION_SETTINGS, illustration_sample
 from krepro.metrics import distance_correlation_test
 from krepro.seeding import generator

@@ -6,7 +6,7 @@ For each dependence γ and repetition: draw the §7.2 data (S, U ~ U[−5, 5],
 the oblivious features Z (eq. (9)) of a learner sample, and compute
 
 * their projections W onto M and the empirical distance :math:`d_n(Z + h, M)` with
-  :math:`h = 0` (Prop. 3, App. E.3; :func:`krepro.projection.project_onto_manifold`: grid
+  :math:`h = 0` (Prop. 3, App. E.3; :func:`krepro.fairness.projection.project_onto_manifold`: grid
   search plus pattern-search refinement), and :math:`d(Z + h, M)` approximated by the same
   mean over a large independent reference sample;
 * the dependence on S of X, Z (RKHS distances) and W: distance correlation;
@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 from sklearn.svm import SVC
 
-from krepro.conditional import DyadicPartition, PartitionConditionalMean
+from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean
 from krepro.data.synthetic import ridge_sample
 from krepro.metrics import beta_dependence, distance_correlation, misclassification_rate
-from krepro.projection import (
+from krepro.fairness.projection import (
     RBFKernel,
     feature_coordinates,
     oblivious_expansion,

@@ -1,9 +1,9 @@
 r"""Rates of the estimators of :math:`E[\varphi(X)\mid S]` (paper Props. 5 and 6), measured.
 
 For each setting (a finite S with k values, or a uniform :math:`S \in [0,1]^d`) and sample
-size n, repetitions draw an estimation sample of :class:`krepro.rates.GaussianConditionalModel`,
+size n, repetitions draw an estimation sample of :class:`krepro.fairness.rates.GaussianConditionalModel`,
 fit the estimator and record its error :math:`\lVert E^S_n\varphi(X) - E^S\varphi(X)\rVert_{2,n}`
-against the closed-form truth (:func:`krepro.rates.embedding_errors`, averaged over the law of
+against the closed-form truth (:func:`krepro.fairness.rates.embedding_errors`, averaged over the law of
 S). Estimators:
 
 * ``partition`` — the paper's plug-in estimator: one cell per value of a finite S; for a
@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from krepro.cme import CMEConditionalMean
-from krepro.conditional import DyadicPartition, FiniteValuePartition, PartitionConditionalMean
-from krepro.rates import (
+from krepro.fairness.conditional import DyadicPartition, FiniteValuePartition, PartitionConditionalMean
+from krepro.fairness.rates import (
     GaussianConditionalModel,
     cells_per_axis_schedule,
     embedding_errors,

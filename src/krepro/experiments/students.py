@@ -5,12 +5,12 @@ oblivious features' conditional means, and a test sample (n = 1000), from
 :func:`krepro.data.students.students_sample` with the variant's parameters. Methods:
 
 * ``linear_svm`` — ``SVC(kernel="linear")`` on [X, S];
-* ``linear_ferm`` — :class:`~krepro.ferm.LinearFERM` on [X, S] (groups routed per fold);
+* ``linear_ferm`` — :class:`~krepro.fairness.ferm.LinearFERM` on [X, S] (groups routed per fold);
 * ``oblivious_svm`` — ``SVC(kernel="precomputed")`` on the linear oblivious Gram of X (paper)
   or of [X, S] (authors' code; identical for a linear kernel). Solver (:data:`SOLVERS`, config
   ``students.c_selections.<reading>.solver``): libsvm (``"libsvm"``, the authors' code) or the
   same problem solved exactly (``"exact"``): the Gram matrix has rank ≤ d + 1, so
-  :class:`~krepro.linear_svc.LinearHingeSVC` on its factor (:func:`~krepro.linear_svc.gram_factor`)
+  :class:`~krepro.fairness.linear_svc.LinearHingeSVC` on its factor (:func:`~krepro.fairness.linear_svc.gram_factor`)
   solves it in milliseconds. At the authors' C = 2¹⁶…2¹⁹ libsvm needs tens of millions of
   SMO iterations per fit (> 8 CPU-minutes per draw) and stops well above the optimum.
 
@@ -40,10 +40,10 @@ from sklearn.svm import SVC
 
 from krepro.data.students import students_sample
 from krepro.experiments.adult import cross_validated_choice
-from krepro.ferm import LinearFERM
-from krepro.linear_svc import LinearHingeSVC, gram_factor
+from krepro.fairness.ferm import LinearFERM
+from krepro.fairness.linear_svc import LinearHingeSVC, gram_factor
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
-from krepro.oblivious import ObliviousKernel
+from krepro.fairness.oblivious import ObliviousKernel
 from krepro.seeding import generator
 
 __all__ = [

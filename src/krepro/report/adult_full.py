@@ -14,9 +14,9 @@ import pandas as pd
 import seaborn as sns
 
 from krepro.experiments.adult_full import METHOD_LABELS, METHODS, SWEEP_METHODS
-from krepro.report.figures import save_figure
-from krepro.report.tables import markdown_table
-from krepro.report.verdicts import (
+from krepro.studies.figures import save_figure
+from krepro.studies.tables import markdown_table
+from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     PARTLY,
@@ -197,7 +197,7 @@ def _value(table, method, column):
 
 
 def adult_full_section(table, sweep, reference, table1, *, selection, settings, scale):
-    """The ``adult_full`` :class:`~krepro.report.verdicts.Section`.
+    """The ``adult_full`` :class:`~krepro.studies.verdicts.Section`.
 
     Parameters
     ----------

@@ -2,7 +2,7 @@ r"""Figure and report section of the ``cme`` experiment (conditional mean embedd
 
 Both read only the frames written by :func:`krepro.experiments.cme.run` (the λ table, the
 claims table and the figure data of repetition 0). Verdicts are
-:class:`~krepro.report.verdicts.Verdict` records computed from the measured quantities and the
+:class:`~krepro.studies.verdicts.Verdict` records computed from the measured quantities and the
 thresholds of the ``cme`` block of ``config/paper_reference.yaml``, one per claim (the
 experiment has a single reading). :data:`CHECKS` lists, per claim, its check and whether it is
 judged over repetitions (then the evidence rule ``min_repetitions`` applies) or is an exact
@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from krepro.report.figures import save_figure
-from krepro.report.tables import markdown_table
-from krepro.report.verdicts import (
+from krepro.studies.figures import save_figure
+from krepro.studies.tables import markdown_table
+from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     PARTLY,

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from krepro.report.figures import save_figure
-from krepro.report.tables import markdown_table
-from krepro.report.verdicts import (
+from krepro.studies.figures import save_figure
+from krepro.studies.tables import markdown_table
+from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     PARTLY,

@@ -7,7 +7,7 @@ paired tests, the per-repetition table. (Kept apart from :mod:`krepro.experiment
 so that editing a table does not rerun the simulation's shards, whose rules hash that
 module.)
 
-Verdicts (:func:`coverage_verdicts`) are :class:`~krepro.report.verdicts.Verdict` records, one
+Verdicts (:func:`coverage_verdicts`) are :class:`~krepro.studies.verdicts.Verdict` records, one
 per (claim, reading). The readings are the two ambiguities of the protocol that the study
 runs side by side: the penalty variant (ρ exponent 6/7 of the authors' code, primary; 8/9 as
 the ablation) and the band (percentile, the authors' code, primary; basic, the paper's eqs.
@@ -33,10 +33,9 @@ from krepro.report.coverage_tables import (
     table1_wide,
     tidy,
     variant_order,
-    wilson_interval,
 )
-from krepro.report.tables import markdown_table
-from krepro.report.verdicts import (
+from krepro.studies.tables import markdown_table
+from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     PARTLY,
@@ -55,7 +54,6 @@ __all__ = [
     "table1_wide",
     "tidy",
     "variant_order",
-    "wilson_interval",
 ]
 
 # --------------------------------------------------------------------------- verdicts

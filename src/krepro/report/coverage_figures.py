@@ -17,7 +17,7 @@ from matplotlib.colors import Normalize
 
 from krepro.experiments.coverage import BANDS
 from krepro.report.coverage_tables import full_repetitions, variant_order
-from krepro.report.figures import save_figure
+from krepro.studies.figures import save_figure
 
 __all__ = ["plot_coverage", "plot_coverage_heatmap", "plot_rmse"]
 

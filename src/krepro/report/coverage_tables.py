@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
 from krepro.experiments.coverage import BANDS
-from krepro.report.tables import markdown_table
+from krepro.stats import wilson_interval
+from krepro.studies.tables import markdown_table
 
 __all__ = [
     "BAND_LABELS",
@@ -22,7 +22,6 @@ __all__ = [
     "table1_wide",
     "tidy",
     "variant_order",
-    "wilson_interval",
 ]
 
 BAND_LABELS = {
@@ -75,27 +74,6 @@ def tidy(shards):
     return runs.reset_index(drop=True)
 
 
-def wilson_interval(successes, n, level):
-    """Wilson score interval of a binomial proportion (Apache Commons' formula).
-
-    Parameters
-    ----------
-    successes, n : array-like of int
-    level : float
-        Confidence level, e.g. 0.99.
-
-    Returns
-    -------
-    low, high : ndarray
-    """
-    successes, n = np.asarray(successes, dtype=float), np.asarray(n, dtype=float)
-    z = norm.ppf(1.0 - (1.0 - level) / 2.0)
-    p = successes / n
-    denominator = 1.0 + z**2 / n
-    centre = (p + z**2 / (2.0 * n)) / denominator
-    half = z / denominator * np.sqrt(p * (1.0 - p) / n + z**2 / (4.0 * n**2))
-    # The interval contains p; rounding could otherwise put p = 0 or 1 a hair outside.
-    return np.clip(np.minimum(centre - half, p), 0, 1), np.clip(np.maximum(centre + half, p), 0, 1)
 
 
 def aggregate(runs, confidence_level, subsets=(), rho=None):

@@ -6,7 +6,7 @@ same landmarks) and their standard errors; verdicts are computed, never typed in
 
 Each experiment runs under several readings of its protocol (config axes: centring,
 classifier / SVR kernel, b normalisation); every claim gets one
-:class:`~krepro.report.verdicts.Verdict` per reading, the primary reading marked, and the
+:class:`~krepro.studies.verdicts.Verdict` per reading, the primary reading marked, and the
 evidence rule of ``config/paper_reference.yaml`` (``min_repetitions``) applied.
 """
 
@@ -17,8 +17,9 @@ import pandas as pd
 
 from krepro.experiments import dcm_synthetic
 from krepro.experiments.dcm_synthetic import METHODS as SYNTHETIC_METHODS
-from krepro.report.tables import markdown_table
-from krepro.report.verdicts import (
+from krepro.stats import paired
+from krepro.studies.tables import markdown_table
+from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     PARTLY,
@@ -28,7 +29,6 @@ from krepro.report.verdicts import (
 )
 
 __all__ = [
-    "paired",
     "readings_markdown",
     "synthetic_section",
     "table3_markdown",
@@ -37,20 +37,6 @@ __all__ = [
 PAPER = "dcm"
 
 
-def paired(runs, by, method_column, first, second, value):
-    """Per-group mean, sd, se and n of the paired difference ``value[second] − value[first]``.
-
-    Pairs are the runs with equal ``by`` + ``repetition`` (same data split).
-    """
-    wide = runs.pivot_table(index=[*by, "repetition"], columns=method_column, values=value)
-    diff = (wide[second] - wide[first]).rename("difference").reset_index()
-    out = (
-        diff.groupby(by, sort=True)["difference"]
-        .agg(mean="mean", sd=lambda v: v.std(ddof=1), n="size")
-        .reset_index()
-    )
-    out["se"] = out["sd"] / np.sqrt(out["n"])
-    return out
 
 
 def _classify(mean, se, z):

@@ -9,7 +9,7 @@ from krepro.experiments import dcm_parkinsons
 from krepro.report.dcm import (
     _select,
 )
-from krepro.report.figures import save_figure
+from krepro.studies.figures import save_figure
 
 __all__ = ["plot_fig2", "plot_nystrom"]
 

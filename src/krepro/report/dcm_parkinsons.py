@@ -17,10 +17,10 @@ from krepro.report.dcm import (
     _overall,
     _readings,
     _select,
-    paired,
 )
-from krepro.report.tables import markdown_table
-from krepro.report.verdicts import (
+from krepro.stats import paired
+from krepro.studies.tables import markdown_table
+from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     PARTLY,

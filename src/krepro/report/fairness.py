@@ -4,7 +4,7 @@ experiment (:mod:`krepro.report.students`).
 Reads only the aggregate tables (``tables/students.csv``, ``adult_table1.csv``) and
 the tidy run tables; the paper's numbers and every threshold come from
 ``config/paper_reference.yaml``. Each experiment returns a
-:class:`~krepro.report.verdicts.Section` with one :class:`~krepro.report.verdicts.Verdict` per
+:class:`~krepro.studies.verdicts.Section` with one :class:`~krepro.studies.verdicts.Verdict` per
 (claim, reading): students readings are ``<generator>/<C selection>``, Adult readings
 ``<protocol>/<grid>``; exactly one reading is primary, and readings are never merged.
 
@@ -20,8 +20,8 @@ import pandas as pd
 
 from krepro.experiments.adult import METHOD_LABELS as ADULT_LABELS
 from krepro.experiments.adult import METHODS as ADULT_METHODS
-from krepro.report.tables import markdown_table
-from krepro.report.verdicts import (
+from krepro.studies.tables import markdown_table
+from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     PARTLY,

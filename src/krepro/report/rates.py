@@ -14,10 +14,10 @@ import pandas as pd
 import seaborn as sns
 from scipy import stats
 
-from krepro.projection import hoeffding_radius
-from krepro.report.figures import save_figure
-from krepro.report.tables import markdown_table
-from krepro.report.verdicts import (
+from krepro.fairness.projection import hoeffding_radius
+from krepro.studies.figures import save_figure
+from krepro.studies.tables import markdown_table
+from krepro.studies.verdicts import (
     NOT_REPRODUCED,
     PARTLY,
     REPRODUCED,

@@ -17,9 +17,10 @@ from krepro.report.fairness import (
     STUDENT_STYLE,
     _degenerate_note,
 )
-from krepro.report.figures import save_figure
-from krepro.report.tables import markdown_table
-from krepro.report.verdicts import (
+from krepro.stats import mean_se
+from krepro.studies.figures import save_figure
+from krepro.studies.tables import markdown_table
+from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     PARTLY,
@@ -86,11 +87,6 @@ def plot_students(runs, table, path, readings):
     save_figure(fig, path)
 
 
-def _mean_se(values):
-    values = np.asarray(values, dtype=float)
-    n = len(values)
-    se = float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
-    return float(values.mean()), se
 
 
 class _StudentsReading:
@@ -152,8 +148,8 @@ class _StudentsReading:
 
 
 def _smallest_beta(reading, claim):
-    obl = _mean_se(reading.values("oblivious_svm", "beta"))
-    others = {m: _mean_se(reading.values(m, "beta")) for m in ("linear_svm", "linear_ferm")}
+    obl = mean_se(reading.values("oblivious_svm", "beta"))
+    others = {m: mean_se(reading.values(m, "beta")) for m in ("linear_svm", "linear_ferm")}
     near_zero = obl[0] <= claim["max_beta"]
     much_smaller = all(obl[0] <= claim["max_ratio"] * o[0] for o in others.values())
     if near_zero and much_smaller:
@@ -184,7 +180,7 @@ def _smallest_true_error(reading, claim):
     outcomes, parts = [], []
     for method in ("linear_svm", "linear_ferm"):
         paired = reading.values(method, "error_true").sub(obl)
-        mean, se = _mean_se(paired)
+        mean, se = mean_se(paired)
         se = np.inf if np.isnan(se) else se
         if mean > z * se:
             outcomes.append(REPRODUCED)

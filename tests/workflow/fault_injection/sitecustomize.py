@@ -4,7 +4,7 @@ A test that wants the first attempt of some jobs to fail puts this directory fir
 ``PYTHONPATH`` and sets ``KREPRO_FAIL_ONCE=<marker directory>:<rule>[,<rule>...]``. Python
 imports ``sitecustomize`` at start-up in every process that inherits that environment (the
 Snakemake job processes, locally or under SLURM), and this one wraps
-:func:`krepro.runtime.job`: the first attempt of each listed rule, per set of wildcards,
+:func:`krepro.workflow.runtime.job`: the first attempt of each listed rule, per set of wildcards,
 leaves a marker file and raises inside the job (so the job logs the failure as a real one);
 later attempts find the marker and run normally.
 """
@@ -19,7 +19,7 @@ def _install(setting):
     from pathlib import Path
 
     try:
-        from krepro import runtime
+        from krepro.workflow import runtime
     except ImportError:  # an interpreter without krepro (e.g. a helper tool): nothing to wrap
         return
 

@@ -1,0 +1,94 @@
+r"""Linear ε-SVR solved exactly in the primal (the problem of ``SVR(kernel="linear")``).
+
+libsvm's ε-SVR with a linear kernel solves
+
+.. math:: \min_{w, b}\ \tfrac12\lVert w\rVert^2
+          + C \sum_{i=1}^n \max\bigl(0, \lvert y_i - \langle w, z_i\rangle - b\rvert
+          - \varepsilon\bigr)
+
+(Vapnik's ε-insensitive loss; the intercept is not penalised) through its 2n-variable dual,
+by SMO to a KKT tolerance of 1e-3. On a handful of features with almost every point outside
+the tube — the Parkinson's DCM projections: five features, n ≈ 4,100 — SMO needs many
+sweeps over the data, while the primal is a small sparse QP: variables
+:math:`(w, b, s) \in \mathbb R^{d + 1 + n}`, objective :math:`\tfrac12\lVert w\rVert^2 + C
+\mathbf 1^\top s`, constraints :math:`\pm(y - Zw - b) \le \varepsilon + s`, :math:`s \ge 0`.
+An interior-point solver (PIQP, through :mod:`qpsolvers`) solves it to 1e-9 in a tenth of
+libsvm's time and reaches a *lower* objective (libsvm stops at its tolerance: on one
+Parkinson's projection its predictions differ from the optimum's by up to 0.01 UPDRS points).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from krepro.fairness.slack_qp import check_positive, solve_slack_qp
+
+__all__ = ["LinearEpsilonSVR", "epsilon_svr_objective"]
+
+
+def epsilon_svr_objective(w, b, Z, y, C, epsilon):
+    r"""Primal objective :math:`\tfrac12\lVert w\rVert^2 + C\sum_i \max(0, |y_i - \langle w,
+    z_i\rangle - b| - \varepsilon)` (module docstring)."""
+    residual = np.asarray(y, dtype=float) - np.asarray(Z, dtype=float) @ w - b
+    return 0.5 * float(w @ w) + C * float(np.maximum(np.abs(residual) - epsilon, 0.0).sum())
+
+
+class LinearEpsilonSVR(RegressorMixin, BaseEstimator):
+    r"""ε-SVR with a linear kernel, solved exactly in the primal (module docstring).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Weight of the ε-insensitive loss (libsvm's ``C``).
+    epsilon : float, default=0.1
+        Half-width of the tube.
+    tol : float, default=1e-9
+        Absolute and relative residual tolerance of the interior-point solver.
+    solver : str, default="piqp"
+        A sparse QP solver known to :mod:`qpsolvers`.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    objective_ : float
+        The primal objective at the solution.
+    """
+
+    def __init__(self, C=1.0, epsilon=0.1, *, tol=1e-9, solver="piqp"):
+        self.C = C
+        self.epsilon = epsilon
+        self.tol = tol
+        self.solver = solver
+
+    def fit(self, X, y):
+        """Solve the primal QP on ``X`` (n_samples, n_features) and targets ``y``."""
+        X, y = validate_data(self, X, y, dtype=float, y_numeric=True)
+        check_positive(self, "C", "tol")
+        if not isinstance(self.epsilon, numbers.Real) or not self.epsilon >= 0:
+            raise ValueError(f"epsilon must be a non-negative number, got {self.epsilon!r}.")
+        n, d = X.shape
+        identity = sparse.identity(n, format="csc")
+        ones = np.ones((n, 1))
+        G = sparse.vstack(
+            [sparse.hstack([-X, -ones, -identity]), sparse.hstack([X, ones, -identity])], "csc"
+        )
+        h = np.concatenate([self.epsilon - y, self.epsilon + y])
+        self.coef_, self.intercept_ = solve_slack_qp(
+            d, G, h, norm_divisor=1.0, slack_cost=self.C, solver=self.solver, tol=self.tol
+        )
+        self.objective_ = epsilon_svr_objective(
+            self.coef_, self.intercept_, X, y, self.C, self.epsilon
+        )
+        return self
+
+    def predict(self, X):
+        r""":math:`\langle w, x\rangle + b` for each row of ``X``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=float, reset=False)
+        return X @ self.coef_ + self.intercept_

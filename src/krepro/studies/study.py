@@ -1,0 +1,123 @@
+"""What a study exposes to the workflow, the report and the tests: the :class:`Study` record.
+
+A study is one experiment of one paper: a folder ``krepro/studies/<name>/`` whose
+``__init__.py`` defines ``STUDY = Study(...)``, with its run code, aggregation, report section
+and figures beside it, and the Snakemake rules of its jobs in ``workflow/rules/<name>.smk``.
+The registry (:data:`krepro.studies.STUDIES`) finds the folders; nothing else lists them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Mapping
+
+__all__ = ["PAPERS", "Paper", "Study"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Paper:
+    """A paper whose claims the studies check.
+
+    Parameters
+    ----------
+    key : str
+        Its block in ``config/paper_reference.yaml`` and the ``paper`` column of the verdicts.
+    title : str
+        Its row in the report's scorecard.
+    """
+
+    key: str
+    title: str
+
+
+#: The papers of the studies, by key.
+PAPERS = {
+    paper.key: paper
+    for paper in (
+        Paper(
+            "oblivious", "Oblivious data for fairness with kernels (Grünewälder & Khaleghi 2021)"
+        ),
+        Paper("cme", "Conditional mean embeddings (CME note)"),
+        Paper("dcm", "Domain-based covariance minimisation (DCM, Wu 2021)"),
+        Paper("coverage", "Uncertainty quantification for distributed regression (Avanesov 2021)"),
+    )
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Study:
+    """One experiment: its target, paper, outputs, job functions and report section.
+
+    Parameters
+    ----------
+    name : str
+        The folder's name: the Snakemake target (``snakemake <name>``), the config section
+        and the report section (``<results_dir>/report/<name>.json``).
+    paper : Paper
+        The paper whose claims it checks.
+    order : int
+        Position in ``snakemake targets``, ``rule all`` and ``report.md`` (ascending).
+    summary : str
+        What it reproduces (the paper's section, table or figure), one paragraph.
+    outputs : tuple of str
+        The files the target builds, relative to the run's ``results_dir``.
+    run_time : tuple of str
+        Wall-clock time of the target on 2 cores at the quick and the papers' scale
+        (``("20 s", "30 s")``), as the README's table gives it.
+    jobs : mapping of str to str
+        Job name to ``"<module>:<function>"`` inside the study's package: the functions the
+        workflow's generic script ``workflow/scripts/study_job.py`` calls, each with the job
+        (Snakemake's ``snakemake`` object: ``input``, ``output``, ``params``, ``wildcards``,
+        ``rule``, ``threads``) and the job's logger.
+    target : bool, default=True
+        ``False`` for a study built only as part of another target (none today).
+    """
+
+    name: str
+    paper: Paper
+    order: int
+    summary: str
+    outputs: tuple[str, ...]
+    run_time: tuple[str, str]
+    jobs: Mapping[str, str]
+    target: bool = True
+
+    @property
+    def package(self) -> str:
+        """Dotted name of the study's package."""
+        return f"{__package__}.{self.name}"
+
+    @property
+    def section(self) -> str:
+        """The report section the study writes (JSON, relative to ``results_dir``)."""
+        return f"report/{self.name}.json"
+
+    @property
+    def description(self) -> str:
+        """What ``snakemake targets`` prints: summary, outputs, run times."""
+        quick, paper = self.run_time
+        return (
+            f"{self.summary.strip()}\n\n"
+            f"Outputs: {', '.join(f'results/{path}' for path in self.outputs)}.\n"
+            f"Run time on 2 cores: quick {quick}, paper {paper}."
+        )
+
+    def entry(self, job: str) -> str:
+        """``"krepro.studies.<name>.<module>:<function>"`` of one job."""
+        module, function = self.jobs[job].split(":")
+        return f"{self.package}.{module}:{function}"
+
+    def module(self, job: str) -> str:
+        """Dotted name of the module holding one job's function."""
+        return self.entry(job).split(":")[0]
+
+    def job_function(self, job: str):
+        """The function of one job, imported."""
+        return resolve_entry(self.entry(job))
+
+
+def resolve_entry(entry: str):
+    """The function named ``"<dotted module>:<function>"``."""
+    module, _, function = entry.partition(":")
+    return getattr(importlib.import_module(module), function)
