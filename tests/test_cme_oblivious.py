@@ -14,7 +14,7 @@ from krepro.experiments.cme_oblivious import (
     run_setting,
     tidy,
 )
-from krepro.experiments.ridge import METHODS, draw_samples, fit_and_score
+from krepro.studies.ridge.run import METHODS, draw_samples, fit_and_score
 from krepro.kernels import gram
 from krepro.metrics import _hsic_grams, hsic
 from krepro.fairness.oblivious import ObliviousKernel

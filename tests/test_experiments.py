@@ -6,7 +6,7 @@ import pytest
 from krepro.data.synthetic import ridge_best_constant_mse, ridge_sample, uniform_moment
 from krepro.experiments.illustration import dependence_summary
 from krepro.experiments.illustration import run as run_illustration
-from krepro.experiments.ridge import aggregate, run_setting, tidy
+from krepro.studies.ridge.run import aggregate, run_setting, tidy
 from krepro.seeding import generator
 
 SIZES = {"n_train": 80, "n_estimation": 80, "n_validation": 40, "n_test": 40}
@@ -75,7 +75,7 @@ def test_ridge_setting_is_reproducible_and_keyed_by_seed():
 def test_variants_share_draws_through_common_random_numbers():
     # Streams are keyed by (experiment, γ, repetition), not by the variant: two variants see
     # the same S and U, and noise that differs only by its scale.
-    from krepro.experiments.ridge import draw_samples
+    from krepro.studies.ridge.run import draw_samples
 
     draws = {
         variance: draw_samples(generator(3, "ridge", 1, 0.5, 0), SIZES, 0.5, 1, variance, -5.0, 5.0)

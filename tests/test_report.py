@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from krepro.experiments.ridge import aggregate, best_constant_table
-from krepro.report.compare import ridge_section
+from krepro.studies.ridge.run import aggregate, best_constant_table
+from krepro.studies.ridge.report import ridge_section
 from krepro.stats import paired_differences
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import INCONCLUSIVE

@@ -274,7 +274,7 @@ def test_experiment_path_equals_estimators_at_the_selected_lambda(experiment, ga
     """The experiment's eigendecomposition path (`fit_and_score`), taken at the λ it selects
     on the validation set, predicts what `ObliviousRidge` (ORR, M-ORR) and `KernelRidge` (KRR)
     fitted with that λ predict, to 1e-8, on the paper's sizes and dyadic partition."""
-    from krepro.experiments.ridge import draw_samples, fit_and_score
+    from krepro.studies.ridge.run import draw_samples, fit_and_score
     from krepro.seeding import generator
 
     sizes = {"n_train": 500, "n_estimation": 500, "n_validation": 100, "n_test": 100}

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from krepro.report.compare import illustration_section
+from krepro.studies.illustration.report import illustration_section
 from krepro.workflow.provenance import collect_provenance, config_sha256
 from krepro.studies.render import assemble_report, render_section, scorecard, summary_html
 from krepro.studies.verdicts import (

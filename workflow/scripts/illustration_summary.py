@@ -3,7 +3,7 @@ of ⟨h, Z⟩."""
 
 import pandas as pd
 
-from krepro.report.compare import illustration_section
+from krepro.studies.illustration.report import illustration_section
 from krepro.studies.figures import plot_illustration
 from krepro.studies.render import write_section
 from krepro.studies.verdicts import paper_reference

@@ -16,7 +16,7 @@ correlation of the predictions with :math:`\frac1d\lVert S\rVert^2`.
 KRR does not use S: per repetition its Gram matrices and its λ path (one eigendecomposition,
 :func:`krepro.fairness.ridge.ridge_path`) are computed once and shared by both estimators; M-ORR reuses
 that path with the oblivious cross products of each estimator. The numbers equal those of
-:func:`krepro.experiments.ridge.fit_and_score` run per estimator
+:func:`krepro.studies.ridge.run.fit_and_score` run per estimator
 (``tests/test_cme_oblivious.py`` keeps that computation as the reference).
 """
 
@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from krepro.cme import CMEConditionalMean
-from krepro.experiments.ridge import METHODS, draw_samples
+from krepro.studies.ridge.run import METHODS, draw_samples
 from krepro.kernels import gram
 from krepro.metrics import hsic_test
 from krepro.fairness.oblivious import ObliviousKernel
@@ -58,7 +58,7 @@ def _oblivious_kernel(estimator, *, kernel_gamma, partition, cme, sensitive_dim)
 
 def _select(path, lambdas, validation_cross, validation, test_cross, test):
     """λ by validation MSE along ``path``; test MSE and predictions at that λ (as
-    :func:`krepro.experiments.ridge.fit_and_score`)."""
+    :func:`krepro.studies.ridge.run.fit_and_score`)."""
     best, validation_mse = select_by_validation(path, validation_cross, validation.y)
     prediction = test_cross @ path[:, best]
     return {

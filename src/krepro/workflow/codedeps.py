@@ -30,7 +30,7 @@ def module_path(module, src_root):
     Parameters
     ----------
     module : str
-        Dotted name, e.g. ``"krepro.report.compare"``.
+        Dotted name, e.g. ``"krepro.studies.ridge.report"``.
     src_root : path-like
         Directory holding the top-level package (``src``).
 
