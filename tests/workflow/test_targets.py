@@ -1,6 +1,7 @@
 """`snakemake targets`: every experiment with what it reproduces, outputs and run times.
 
-The run times in the target rules' docstrings and in the README's table are the same numbers.
+The run times in the studies' records (krepro.studies.STUDIES), in the `all` and `snapshot`
+rules' docstrings and in the README's table are the same numbers.
 """
 
 from __future__ import annotations
@@ -10,23 +11,12 @@ import re
 import pytest
 from test_workflow import REPO, ok, snakemake
 
+from krepro.studies import STUDIES
+
 pytestmark = pytest.mark.workflow
 
-TARGETS = [
-    "illustration",
-    "students",
-    "adult",
-    "adult_full",
-    "ridge",
-    "cme",
-    "dcm_synthetic",
-    "dcm_parkinsons",
-    "coverage",
-    "rates",
-    "projection",
-    "all",
-    "snapshot",
-]
+# Every study's target (the registry), then the workflow's own targets.
+TARGETS = [*(name for name, study in STUDIES.items() if study.target), "all", "snapshot"]
 TIME = r"\d+(?:\.\d+)? (?:s|min|h)"
 RUN_TIME = re.compile(rf"Run time on 2 cores: quick ({TIME}), paper ({TIME})\.")
 

@@ -19,8 +19,15 @@ from krepro.studies.study import PAPERS, Paper, Study
 __all__ = ["PAPERS", "STUDIES", "Paper", "Study", "discover"]
 
 
-def discover():
-    """Every study package under this folder, as ``{name: Study}`` in the studies' order.
+def discover(path=None, package=__name__):
+    """Every study package under a folder, as ``{name: Study}`` in the studies' order.
+
+    Parameters
+    ----------
+    path : list of str, optional
+        Folders to search (default: this package's); each sub-package is a study.
+    package : str, default="krepro.studies"
+        The dotted name the sub-packages are imported under.
 
     Raises
     ------
@@ -28,10 +35,10 @@ def discover():
         When a sub-package has no ``STUDY`` record or its name is not the folder's.
     """
     found = []
-    for info in pkgutil.iter_modules(__path__):
+    for info in pkgutil.iter_modules(__path__ if path is None else path):
         if not info.ispkg:
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+        module = importlib.import_module(f"{package}.{info.name}")
         study = getattr(module, "STUDY", None)
         if not isinstance(study, Study):
             raise TypeError(f"{module.__name__} defines no STUDY = krepro.studies.Study(...).")

@@ -1,4 +1,4 @@
-"""Paper vs reproduced for the ridge experiments (§7.2, Fig. 4): the report section and the summary job.
+"""Paper vs reproduced for the ridge experiments (§7.2, Fig. 4): report section, summary job.
 
 Each check reads the aggregate tables (or tidy run tables) and the claim's thresholds from
 ``config/paper_reference.yaml``, and returns a verdict and its detail; the section functions
