@@ -1,13 +1,14 @@
 """Automatic rerun tracking: editing a krepro module reruns exactly the jobs that import it.
 
 Each rule's ``code`` parameter is a digest of its script and of every krepro module the
-script imports, transitively (``script_code`` in workflow/rules/common.smk,
-krepro.workflow.codedeps). A copy of the repository runs the ``illustration`` and ``ridge`` targets
-on the tiny config; then one module of the copy is edited. ``snakemake -n`` must schedule
-exactly the jobs whose script imports it and the jobs downstream of them, and each rule, dry
-run alone on its own outputs (``--allowed-rules``, so that an upstream rerun does not mask
-its own reason), must report "Params have changed" exactly when its script imports the
-module.
+script imports, transitively; a study job's script is the generic
+workflow/scripts/study_job.py, and its digest adds the job's module (``job_code`` and
+``script_code`` in workflow/rules/common.smk, krepro.workflow.codedeps). A copy of the
+repository runs the ``illustration`` and ``ridge`` targets on the tiny config; then one
+module of the copy is edited. ``snakemake -n`` must schedule exactly the jobs whose script
+imports it and the jobs downstream of them, and each rule, dry run alone on its own outputs
+(``--allowed-rules``, so that an upstream rerun does not mask its own reason), must report
+"Params have changed" exactly when its script imports the module.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 import pytest
 from test_workflow import ILLUSTRATION_RULES, REPO, RIDGE_RULES, TINY_CONFIG, job_stats, ok
 
+from krepro.studies import STUDIES
 from krepro.workflow.codedeps import script_dependencies
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
@@ -63,16 +65,21 @@ def rule_outputs(summary: str) -> dict[str, list[str]]:
     return outputs
 
 
-def rule_scripts() -> dict[str, Path]:
-    """{rule: its script} of every rule with a ``script:`` directive."""
-    scripts = {}
+def rule_dependencies() -> dict[str, list[Path]]:
+    """{rule: the krepro files its code digest covers} of every rule with a ``script:``."""
+    src, scripts = REPO / "src", REPO / "workflow" / "scripts"
+    found = {}
     for path in (REPO / "workflow" / "rules").glob("*.smk"):
         for block in re.split(r"(?m)^(?=rule \w+:)", path.read_text(encoding="utf-8"))[1:]:
+            name = re.match(r"rule (\w+):", block).group(1)
+            job = re.search(r'entry=job_entry\("(\w+)", "(\w+)"\)', block)
             script = re.search(r'^\s+script:\s*\n\s+"\.\./scripts/([\w.]+)"', block, re.M)
-            if script:
-                name = re.match(r"rule (\w+):", block).group(1)
-                scripts[name] = REPO / "workflow" / "scripts" / script.group(1)
-    return scripts
+            if job:
+                module = STUDIES[job.group(1)].module(job.group(2))
+                found[name] = script_dependencies(scripts / "study_job.py", src, modules=[module])
+            elif script:
+                found[name] = script_dependencies(scripts / script.group(1), src)
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -94,19 +101,22 @@ def copied_run(tmp_path_factory) -> tuple[Path, Path, dict[str, list[str]]]:
 
 
 # Jobs that must get "Params have changed" when the module is edited (illustration and ridge
-# targets): records.py is used by every script (run records, atomic writes); kernels.py by
-# the ridge fits and by the ridge summary (experiments.ridge imports the estimators);
-# report/compare.py only by the summaries, which write the report sections.
+# targets): workflow/records.py is used by every job (run records, atomic writes); kernels.py
+# by the ridge fits and by the ridge summary (the ridge study imports the estimators);
+# studies/render.py by the summaries, which write the report sections; a study's report
+# module by its own summary only.
 DIRECT = {
-    "records.py": ILLUSTRATION_RULES | RIDGE_RULES,
+    "workflow/records.py": ILLUSTRATION_RULES | RIDGE_RULES,
     "kernels.py": {"ridge_fit", "ridge_summary"},
-    "report/compare.py": {"illustration_summary", "ridge_summary"},
+    "studies/render.py": {"illustration_summary", "ridge_summary"},
+    "studies/ridge/report.py": {"ridge_summary"},
 }
 # ... and everything downstream of them (the target rules included).
 SCHEDULED = {
-    "records.py": DAG_RULES,
+    "workflow/records.py": DAG_RULES,
     "kernels.py": RIDGE_RULES | {"ridge"},
-    "report/compare.py": {"illustration_summary", "ridge_summary", "illustration", "ridge"},
+    "studies/render.py": {"illustration_summary", "ridge_summary", "illustration", "ridge"},
+    "studies/ridge/report.py": {"ridge_summary", "ridge"},
 }
 
 
@@ -120,8 +130,8 @@ def test_editing_a_module_reruns_exactly_its_dependent_jobs(copied_run, module):
     src = REPO / "src"
     importers = {
         rule
-        for rule, script in rule_scripts().items()
-        if rule in DAG_RULES and src / "krepro" / module in script_dependencies(script, src)
+        for rule, files in rule_dependencies().items()
+        if rule in DAG_RULES and src / "krepro" / module in files
     }
     assert importers == DIRECT[module]
 

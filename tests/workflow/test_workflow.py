@@ -23,6 +23,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from krepro.data.download import DATASETS
+from krepro.studies import STUDIES
 from krepro.workflow.snapshot import check_snapshot
 
 pytestmark = pytest.mark.workflow
@@ -36,77 +38,24 @@ FAULT_INJECTION = Path(__file__).resolve().parent / "fault_injection"
 TIMEOUT_S = 600
 CONDA_LINT = "Specify a conda environment or container for each rule"
 VERDICTS = ("reproduced", "partly reproduced", "inconclusive", "not reproduced")
-# Each experiment: its computing rules, then one summary job (tables, figures, report section).
-ILLUSTRATION_RULES = {"illustration_sample", "illustration_summary"}
-RIDGE_RULES = {"ridge_fit", "ridge_summary"}
-DCM_SYNTHETIC_RULES = {"dcm_synthetic_fit", "dcm_fig2_fit", "dcm_synthetic_summary"}
-DCM_PARKINSONS_RULES = {"dcm_parkinsons_summary", "fetch_dataset"}  # + fit rules (config)
-STUDENTS_RULES = {"students_fit", "students_summary"}
-ADULT_RULES = {"fetch_dataset", "adult_fit", "adult_summary"}
-ADULT_FULL_RULES = {
-    "fetch_dataset",
-    "adult_full_select",
-    "adult_full_fit",
-    "adult_full_sweep",
-    "adult_full_summary",
-}
-COVERAGE_RULES = {"coverage_shard", "coverage_summary"}
-CME_RULES = {"cme_run", "cme_summary", "cme_oblivious_fit", "cme_oblivious_summary"}
-RATES_RULES = {"rates_run", "rates_summary"}
-PROJECTION_RULES = {"projection_run", "projection_summary"}
+
+
+def study_rules(name: str) -> set[str]:
+    """The rules of a study's own rule file, workflow/rules/<name>.smk."""
+    text = (REPO / "workflow" / "rules" / f"{name}.smk").read_text(encoding="utf-8")
+    return set(re.findall(r"(?m)^rule (\w+):", text))
+
+
+ILLUSTRATION_RULES = study_rules("illustration")
+RIDGE_RULES = study_rules("ridge")
+# Every study's target outputs and report section, and the run's report files.
 OUTPUTS = [
-    "results/tables/ridge.csv",
+    *(f"results/{path}" for study in STUDIES.values() for path in study.outputs),
+    *(f"results/{study.section}" for study in STUDIES.values()),
     "results/tables/ridge_best_constant.csv",
-    "results/tables/illustration.csv",
     "results/ridge/ridge.csv",
     "results/illustration/points.csv",
-    "results/figures/oblivious_fig2.png",
-    "results/figures/oblivious_fig4.png",
-    "results/report/illustration.md",
-    "results/report/ridge.md",
-    "results/tables/cme.csv",
-    "results/figures/cme.png",
-    "results/report/cme.md",
-    "results/report/cme.json",
-    "results/tables/cme_oblivious.csv",
-    "results/figures/cme_oblivious.png",
-    "results/report/cme_oblivious.md",
-    "results/report/cme_oblivious.json",
-    "results/tables/dcm_table3.csv",
-    "results/tables/dcm_table3.md",
-    "results/figures/dcm_fig2.png",
-    "results/report/dcm_synthetic.md",
-    "results/tables/dcm_table4.csv",
-    "results/tables/dcm_table4.md",
-    "results/tables/dcm_nystrom.csv",
-    "results/figures/dcm_nystrom.png",
-    "results/report/dcm_parkinsons.md",
-    "results/tables/students.csv",
-    "results/figures/oblivious_fig3.png",
-    "results/report/students.md",
-    "results/tables/adult_table1.csv",
-    "results/tables/adult_table1.md",
-    "results/tables/adult_table1.tex",
-    "results/report/adult.md",
-    "results/tables/adult_full.csv",
-    "results/tables/adult_full.md",
-    "results/tables/adult_full_sweep.csv",
-    "results/figures/adult_full.png",
-    "results/report/adult_full.md",
-    "results/tables/coverage_table1.csv",
-    "results/tables/coverage_table1.md",
     "results/coverage/repetitions.csv",
-    "results/figures/coverage_fig1.png",
-    "results/figures/coverage_fig1_lines.png",
-    "results/figures/coverage_rmse.png",
-    "results/report/coverage.md",
-    "results/report/coverage.json",
-    "results/tables/oblivious_rates.csv",
-    "results/figures/oblivious_rates.png",
-    "results/report/rates.md",
-    "results/tables/projection.csv",
-    "results/figures/oblivious_projection.png",
-    "results/report/projection.md",
     "results/report.md",
     "results/verdicts.csv",
     "results/provenance.json",
@@ -303,9 +252,6 @@ def dcm_parkinsons_fit_jobs(config):
     return {rule: count for rule, count in jobs.items() if count}
 
 
-DCM_PARKINSONS_RULES |= set(dcm_parkinsons_fit_jobs(load_yaml(DEFAULT_CONFIG)))
-
-
 def test_dcm_parkinsons_fit_jobs_cover_every_reading():
     """Both fit rules together: one records file per (centring, split), each made once."""
     config = {
@@ -324,48 +270,9 @@ def test_dcm_parkinsons_fit_jobs_cover_every_reading():
     assert dcm_parkinsons_fit_jobs(config) == {"dcm_parkinsons_fit": 5}
 
 
-@pytest.mark.parametrize(
-    ("target", "expected"),
-    [
-        (
-            "all",
-            ILLUSTRATION_RULES
-            | STUDENTS_RULES
-            | ADULT_RULES
-            | ADULT_FULL_RULES
-            | RIDGE_RULES
-            | CME_RULES
-            | DCM_SYNTHETIC_RULES
-            | DCM_PARKINSONS_RULES
-            | COVERAGE_RULES
-            | RATES_RULES
-            | PROJECTION_RULES
-            | {"report", "all"},
-        ),
-        ("illustration", ILLUSTRATION_RULES | {"illustration"}),
-        ("students", STUDENTS_RULES | {"students"}),
-        ("adult", ADULT_RULES | {"adult"}),
-        ("adult_full", ADULT_FULL_RULES | {"adult_full"}),
-        ("ridge", RIDGE_RULES | {"ridge"}),
-        ("cme", CME_RULES | {"cme"}),
-        ("dcm_synthetic", DCM_SYNTHETIC_RULES | {"dcm_synthetic"}),
-        ("dcm_parkinsons", DCM_PARKINSONS_RULES | {"dcm_parkinsons"}),
-        ("coverage", COVERAGE_RULES | {"coverage"}),
-        ("rates", RATES_RULES | {"rates"}),
-        ("projection", PROJECTION_RULES | {"projection"}),
-    ],
-)
-def test_default_config_dry_run_schedules_expected_rules(target, expected):
-    """`snakemake -n` in the repository, default config: the DAG of each target.
-
-    --forceall makes the plan independent of whatever results/ the checkout already holds.
-    """
-    out = ok(snakemake("-n", "--forceall", target))
-    assert "Shell command: None" not in out  # script rules have no shell command to print
-    stats = job_stats(out)
-    assert set(stats) == expected, out
-    config = load_yaml(DEFAULT_CONFIG)
-    counts = {
+def expected_job_counts(config: dict) -> dict[str, int]:
+    """Jobs per rule that the config implies (rules not named here run once)."""
+    return {
         "ridge_fit": n_ridge_fits(config),
         "cme_oblivious_fit": n_cme_oblivious_fits(config),
         "dcm_synthetic_fit": len(config["dcm_synthetic"]["etas"])
@@ -382,11 +289,37 @@ def test_default_config_dry_run_schedules_expected_rules(target, expected):
         "projection_run": len(config["projection"]["gammas"]),
         "adult_fit": len(config["adult"]["protocols"]) * len(config["adult"]["run_grids"]),
         "adult_full_fit": len(config["adult_full"]["methods"]),
-        # one download per file: adult.data and adult.test, parkinsons_updrs.data
-        "fetch_dataset": {"adult": 2, "adult_full": 2, "dcm_parkinsons": 1, "all": 3}.get(
-            target, 0
-        ),
     }
+
+
+# Rules that a config can leave without jobs (Parkinson's: one fit rule per reading layout).
+OPTIONAL_RULES = {"dcm_parkinsons_fit", "dcm_parkinsons_fit_readings"}
+
+
+@pytest.mark.parametrize("target", [*STUDIES, "all"])
+def test_default_config_dry_run_schedules_expected_rules(target):
+    """`snakemake -n` in the repository, default config: the DAG of each target is its own
+    rule file's rules (all of them for `all`, with the report), the downloads its studies
+    declare, and nothing else.
+
+    --forceall makes the plan independent of whatever results/ the checkout already holds.
+    """
+    out = ok(snakemake("-n", "--forceall", target))
+    assert "Shell command: None" not in out  # script rules have no shell command to print
+    stats = job_stats(out)
+    studies = list(STUDIES) if target == "all" else [target]
+    expected = set().union(*(study_rules(name) for name in studies)) | {target}
+    expected |= {"report"} if target == "all" else set()
+    config = load_yaml(DEFAULT_CONFIG)
+    counts = expected_job_counts(config)
+    optional = OPTIONAL_RULES - set(counts)
+    assert set(stats) - {"fetch_dataset"} == expected - optional, out
+    # Downloads: the files of the data sets the studies declare, each fetched once.
+    datasets = {dataset for name in studies for dataset in STUDIES[name].datasets}
+    fetched = set(re.findall(r"output: resources/(\w+)/[\w.]+", out))
+    assert fetched == datasets, (fetched, datasets)
+    counts["fetch_dataset"] = len(set(re.findall(r"output: (resources/\w+/[\w.]+)", out)))
+    assert all(name in DATASETS for name in datasets)
     for rule, count in stats.items():
         assert count == counts.get(rule, 1), (rule, stats)
 
@@ -636,9 +569,6 @@ def test_ridge_parameter_reruns_only_ridge(tiny_run, tiny, tmp_path, how):
     stats = job_stats(out)
     assert set(stats) == RIDGE_RULES | {"report", "all"}, out
     assert stats["ridge_fit"] == n_ridge_fits(tiny), stats
-    assert not [
-        r for r in stats if r.startswith(("illustration", "cme", "dcm", "adult", "students"))
-    ]
     assert "Params have changed" in out, out
 
 

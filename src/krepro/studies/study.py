@@ -70,6 +70,8 @@ class Study:
         workflow's generic script ``workflow/scripts/study_job.py`` calls, each with the job
         (Snakemake's ``snakemake`` object: ``input``, ``output``, ``params``, ``wildcards``,
         ``rule``, ``threads``) and the job's logger.
+    datasets : tuple of str, default=()
+        The downloaded data sets its jobs read (keys of :data:`krepro.data.download.DATASETS`).
     target : bool, default=True
         ``False`` for a study built only as part of another target (none today).
     """
@@ -81,6 +83,7 @@ class Study:
     outputs: tuple[str, ...]
     run_time: tuple[str, str]
     jobs: Mapping[str, str]
+    datasets: tuple[str, ...] = ()
     target: bool = True
 
     @property
