@@ -1,4 +1,4 @@
-"""Code inputs of workflow scripts from their imports (krepro.workflow.codedeps) and their use in rules."""
+"""Code inputs of workflow scripts from their imports (krepro.workflow.codedeps), in rules."""
 
 import re
 import shutil
@@ -106,46 +106,63 @@ def test_an_import_without_a_file_names_the_module_and_the_importer(tree):
         script_dependencies(tree / "scripts" / "typo.py", tree / "src", package="pkg")
 
 
-def test_workflow_scripts_depend_on_what_they_import():
-    def deps(script):
+def test_study_jobs_depend_on_what_their_modules_import():
+    def deps(module):
         return {p.relative_to(SRC / "krepro").as_posix() for p in script_dependencies(
-            SCRIPTS / script, SRC
+            SCRIPTS / "study_job.py", SRC, modules=[module]
         )}  # fmt: skip
 
-    report = deps("coverage_summary.py")
+    summary = deps("krepro.studies.ridge.report")
     # transitively imported modules that a hand-written list easily misses
-    assert {"experiments/coverage.py", "report/verdicts.py", "report/render.py"} <= report
-    assert {"records.py", "__init__.py", "report/__init__.py"} <= report
-    assert "ferm.py" not in report
-    assert "kernels.py" in deps("dcm_synthetic_fit.py")
-    assert "kernels.py" not in deps("illustration_summary.py")
+    assert {"studies/ridge/run.py", "studies/verdicts.py", "studies/render.py"} <= summary
+    assert {"workflow/records.py", "__init__.py", "studies/__init__.py"} <= summary
+    assert {"studies/study.py", "workflow/runtime.py"} <= summary  # the generic script's own
+    assert "fairness/ferm.py" not in summary
+    assert "kernels.py" in deps("krepro.studies.ridge.run")
+    # another study's modules never count: the registry finds the folders at run time
+    assert not any(path.startswith("studies/illustration/") for path in summary)
 
 
-def _rule_scripts_and_codes():
-    """(file, rule, script, code argument) of every rule with a ``script:`` directive."""
+def _rules_with_scripts():
+    """(file, rule, script, code argument, entry argument) of every rule with ``script:``."""
     found = []
     for path in RULES:
         text = path.read_text(encoding="utf-8")
         for block in re.split(r"(?m)^(?=rule \w+:)", text)[1:]:
             rule = re.match(r"rule (\w+):", block).group(1)
-            script = re.search(r'^\s+script:\s*\n\s+"\.\./scripts/([\w.]+)"', block, re.M)
+            script = re.search(r"^\s+script:\s*\n\s+(.+?)\s*$", block, re.M)
             if script is None:
                 continue
             code = re.search(r"^\s+code=(.+),\s*$", block, re.M)
-            found.append((path.name, rule, script.group(1), code and code.group(1)))
+            entry = re.search(r"^\s+entry=(.+),\s*$", block, re.M)
+            found.append(
+                (path.name, rule, script.group(1), code and code.group(1), entry and entry.group(1))
+            )
     return found
 
 
-def test_every_script_rule_has_the_digest_of_its_own_script():
-    rules = _rule_scripts_and_codes()
+def test_every_script_rule_has_the_digest_of_the_code_it_runs():
+    """A study job (the generic script) digests its own job's module; any other script rule
+    its own script."""
+    rules = _rules_with_scripts()
     assert len(rules) >= 30, rules
-    wrong = [
-        (name, rule, script, code)
-        for name, rule, script, code in rules
-        if code != f'script_code("{script}")'
-    ]
-    assert not wrong, f"rules without code=script_code(<their script>): {wrong}"
-    for name, rule, script, _ in rules:
-        assert (SCRIPTS / script).is_file(), (name, rule, script)
+    wrong = []
+    for name, rule, script, code, entry in rules:
+        if script == "STUDY_JOB_SCRIPT":
+            job = re.fullmatch(r'job_entry\("(\w+)", "(\w+)"\)', entry or "")
+            literal = re.fullmatch(r'"([\w.]+):\w+"', entry or "")
+            if job:
+                ok = code == f'job_code("{job.group(1)}", "{job.group(2)}")'
+            else:  # a function outside the studies, named in full
+                ok = literal and code == (
+                    f'script_code("study_job.py", modules=["{literal.group(1)}"])'
+                )
+        else:
+            file = re.fullmatch(r'"\.\./scripts/([\w.]+)"', script)
+            ok = file and code == f'script_code("{file.group(1)}")'
+            ok = ok and (SCRIPTS / file.group(1)).is_file()
+        if not ok:
+            wrong.append((name, rule, script, code, entry))
+    assert not wrong, f"rules whose code digest is not the code they run: {wrong}"
     texts = "".join(path.read_text(encoding="utf-8") for path in RULES)
     assert "src_digest" not in texts
