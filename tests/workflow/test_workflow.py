@@ -213,20 +213,6 @@ def markdown_tables(text: str) -> list[list[dict[str, str]]]:
 # --------------------------------------------------------------------------- fixtures
 
 
-@pytest.fixture(scope="module")
-def tiny() -> dict:
-    return load_yaml(TINY_CONFIG)
-
-
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory) -> Path:
-    """One complete run of the default target with the tiny config, on 2 cores."""
-    workdir = tmp_path_factory.mktemp("tiny_run")
-    console = ok(snakemake(workdir=workdir, config=TINY_CONFIG, cores=2))
-    console_file(workdir).write_text(console, encoding="utf-8")
-    return workdir
-
-
 def console_file(workdir: Path) -> Path:
     """Where the tiny_run fixture keeps the console output of its run (beside the workdir)."""
     return workdir.with_name(f"{workdir.name}_console.txt")
