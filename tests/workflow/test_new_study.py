@@ -163,7 +163,7 @@ def add_study(repo: Path) -> list[Path]:
         "__init__.py": STUDY_INIT,
         "run.py": STUDY_RUN,
         "report.py": STUDY_REPORT,
-    }.items():  # noqa: E501
+    }.items():
         (folder / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
         touched.append(folder / name)
     rules = repo / "workflow" / "rules" / "toy.smk"
