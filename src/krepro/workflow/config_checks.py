@@ -137,13 +137,16 @@ def _variants(problems, config):
 
 
 def _readings(problems, config):
-    """The primary reading of each protocol axis is one of the readings run."""
-    for section, axes in (
-        ("dcm_synthetic", ("centring", "classifier", "b_scale")),
-        ("dcm_parkinsons", ("centring", "svr_kernel")),
-    ):
-        for axis in axes:
-            primary, readings = config[section]["primary"][axis], config[section][axis]
+    """The primary reading of each protocol axis is one of the readings run.
+
+    Every section with a ``primary`` mapping (axis → reading) runs the readings listed
+    under the section's key of the same name.
+    """
+    for section, settings in config.items():
+        if not isinstance(settings, dict) or not isinstance(settings.get("primary"), dict):
+            continue
+        for axis, primary in settings["primary"].items():
+            readings = settings.get(axis, [])
             if primary not in readings:
                 problems.append(
                     f"{section}.primary.{axis} = {primary!r} is not one of the readings"
