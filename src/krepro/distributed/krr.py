@@ -41,9 +41,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.distributed.bands import NestedBands, select_bands
-from krepro.distributed.bootstrap import BootstrapBand, bootstrap_band, bootstrap_counts, bootstrap_deviations
-from krepro.kernels import KERNELS, gram, kernel_params, matern_1d
+from krepro.distributed.bootstrap import (
+    BootstrapBand,
+    bootstrap_band,
+    bootstrap_counts,
+    bootstrap_deviations,
+)
 from krepro.distributed.matern_krr import matern_partition_predictions
+from krepro.kernels import KERNELS, gram, kernel_params, matern_1d
 
 __all__ = [
     "BootstrapBand",

@@ -92,4 +92,3 @@ def _write_cpu_record(log_path, snakemake, wall, cpu):
     partial = target.with_name(f".{target.name}.{os.getpid()}.part")
     partial.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     os.replace(partial, target)
-
