@@ -19,7 +19,7 @@ kernel sits inside a dense part of its spectrum (Parkinson's, :math:`N` = 4,144:
 eigenvalues above :math:`10^{-6}\lambda_{\max}`, 2,262 above :math:`10^{-8}`, 3,681 above
 :math:`10^{-10}`); a pivoted Cholesky stopped at the truncation tolerance has rank 913 and
 changes the DCM projections by 0.06 (eq. (12) as printed: by 2.9), and one that reproduces
-them to 1e-6 has rank ≈ 4,100 ≈ :math:`N` (``benchmarks/README.md``, DCM entry).
+them to 1e-6 has rank ≈ 4,100 ≈ :math:`N` (``benchmarks/README.md``, section ``dcm.py``).
 
 Cost of ``method="partial"`` there (1 BLAS thread, fractions of one dense ``dsyevd`` of the
 same matrix; ``benchmarks/dcm.py --stages``): ``dsytrd`` 0.44, ``dsterf`` 0.015, ``dstemr``

@@ -1,1 +1,2 @@
-"""Data: synthetic generators of the papers' simulation studies (and, later, UCI loaders)."""
+"""Data: synthetic generators of the papers' simulation studies, loaders of the UCI data sets
+(Adult, Parkinson's telemonitoring) and their checksummed downloads."""

@@ -66,10 +66,11 @@ def rbf_svr_predictions(X, y, X_test, *, gamma=None, C=1.0, epsilon=0.1):
     The same problem as ``SVR(kernel="rbf", gamma=gamma, C=C, epsilon=epsilon)``; libsvm then
     reads the kernel from one :math:`n \times n` block (:func:`krepro.kernels.rbf_gram`, one
     BLAS product) instead of evaluating it entry by entry in its solver loop, which is most
-    of an RBF fit's time when the features are few (n = 4,100 points in 5 dimensions:
-    0.5 → 0.4 CPU-s with the prediction). libsvm stops at its tolerance (1e-3), so
-    predictions agree with the ``kernel="rbf"`` fit to that tolerance, not bit for bit (its
-    kernel cache is float32, and kernels equal to round-off can round differently).
+    of an RBF fit's time when the features are few (n = 4,100 points in 5 dimensions: 0.4
+    CPU-s with the prediction, against 0.5 with ``kernel="rbf"``). libsvm stops at its
+    tolerance (1e-3), so predictions agree with the ``kernel="rbf"`` fit to that tolerance,
+    not bit for bit (its kernel cache is float32, and kernels equal to round-off can round
+    differently).
 
     Parameters
     ----------

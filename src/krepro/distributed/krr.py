@@ -8,18 +8,19 @@ Avanesov, *Uncertainty quantification for distributed regression* (arXiv:2105.11
   f\rVert_{\mathcal H}^2`, i.e. :math:`\hat f_p(x) = k(x, X_p)\,\alpha_p` with
   :math:`(K_p + n\rho I)\,\alpha_p = y_p`, and the estimator is the average
   :math:`\bar f = P^{-1}\sum_p \hat f_p` (eq. (4)).
-* **Bootstrap bands** (eqs. (7)–(11)): the replicates in :mod:`krepro.distributed.bootstrap`, the band
-  with one tail index in :mod:`krepro.distributed.bands`; :meth:`DistributedKernelRidge.predict_band`
-  and :func:`bootstrap_band` (re-exported here) combine them.
+* **Bootstrap bands** (eqs. (7)–(11)): the replicates in
+  :mod:`krepro.distributed.bootstrap`, the band with one tail index in
+  :mod:`krepro.distributed.bands`; :meth:`DistributedKernelRidge.predict_band` and
+  :func:`bootstrap_band` (re-exported here) combine them.
 
 Fast path of the coverage study:
 
 * :func:`local_predictions_nested` fits the distributed KRR for several nested partitionings
   of one 1-D sample (P a multiple of the smallest P). By default every local system is
   solved in O(n) through the state-space form of the Matérn kernel
-  (:mod:`krepro.distributed.matern_krr`); ``solver="dense"`` keeps the O(n^3) path (the kernel blocks of
-  the coarsest partition contain all finer blocks on their diagonals, LAPACK
-  ``dpotrf``/``dpotrs`` in place). Float64 throughout: the systems have condition numbers
+  (:mod:`krepro.distributed.matern_krr`); ``solver="dense"`` keeps the O(n^3) path (the
+  kernel blocks of the coarsest partition contain all finer blocks on their diagonals,
+  LAPACK ``dpotrf``/``dpotrs`` in place). Float64 throughout: the systems have condition numbers
   ~1e7.
 """
 
@@ -40,9 +41,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.distributed.bands import NestedBands, select_bands
-from krepro.distributed.bootstrap import BootstrapBand, bootstrap_band, bootstrap_counts, bootstrap_deviations
-from krepro.kernels import KERNELS, gram, kernel_params, matern_1d
+from krepro.distributed.bootstrap import (
+    BootstrapBand,
+    bootstrap_band,
+    bootstrap_counts,
+    bootstrap_deviations,
+)
 from krepro.distributed.matern_krr import matern_partition_predictions
+from krepro.kernels import KERNELS, gram, kernel_params, matern_1d
 
 __all__ = [
     "BootstrapBand",
@@ -311,8 +317,9 @@ def local_predictions_nested(
 
     ``solver="statespace"`` (default): the half-integer Matérn kernel is the covariance of a
     linear state-space model, so every local system is solved and predicted in
-    :math:`O(n + T)` by :func:`krepro.distributed.matern_krr.matern_partition_predictions`, all blocks of all
-    partitionings at once (as accurate as the dense solve or better, tested).
+    :math:`O(n + T)` by :func:`krepro.distributed.matern_krr.matern_partition_predictions`,
+    all blocks of all partitionings at once (as accurate as the dense solve or better,
+    tested).
 
     ``solver="dense"``: the Matérn blocks of the coarsest partition are computed once (upper
     triangles only) and contain the blocks of every finer partition on their diagonals; the

@@ -14,8 +14,8 @@ their eq. (12)). Two estimators:
 :class:`FERMClassifier` (kernel FERM), two formulations of the same constraint
     ``formulation="exact"`` (default) solves the Lagrangian dual of the constrained SVM
     primal, :math:`\min \tfrac12\lVert w\rVert^2 + C\sum_i \max(0, 1 - y_i f(x_i))` s.t.
-    :math:`|\langle w, u\rangle| \le \varepsilon` (:mod:`krepro.ferm_exact`; for ε = 0 the SVM
-    dual on the projected kernel :math:`K - \tau\tau^\top/\lVert u\rVert^2`, solved by
+    :math:`|\langle w, u\rangle| \le \varepsilon` (:mod:`krepro.fairness.ferm_dual`; for ε = 0
+    the SVM dual on the projected kernel :math:`K - \tau\tau^\top/\lVert u\rVert^2`, solved by
     libsvm). ``formulation="donini"`` is Donini et al.'s eq. (14), the plain SVM dual with
     the fairness row added: with :math:`f(x) = \sum_j \alpha_j y_j k(x_j, x) + b` and
     :math:`\tau_j = \mathrm{mean}_{i\in A_1} k(x_i, x_j) - \mathrm{mean}_{i\in A_0} k(x_i, x_j)`,
@@ -179,7 +179,7 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         α below ``sv_tol * C`` is zero; above ``(1 - sv_tol) * C`` it is at the bound.
     formulation : {"exact", "donini"}, default="exact"
         ``"exact"``: the Lagrangian dual of the constrained SVM primal
-        (:mod:`krepro.ferm_exact`; ε = 0: libsvm on the projected kernel
+        (:mod:`krepro.fairness.ferm_dual`; ε = 0: libsvm on the projected kernel
         :math:`K - \tau\tau^\top/\lVert u\rVert^2`). ``"donini"``: Donini et al.'s eq. (14),
         the SVM dual with the fairness row (a restriction of the exact dual; the paper's
         Table 1).

@@ -435,8 +435,8 @@ class ObliviousKernel(BaseEstimator):
         With :math:`A = P + \tfrac12 R Q`, :math:`O = K + A R^\top + R A^\top` (Algorithm
         1); for a partition, :math:`r(s) = (-e_{a(s)}, 1)` makes the correction
         :math:`V_{i, a(s_j)} + V_{j, a(s_i)}` with :math:`V` = :func:`_cell_table` of
-        :math:`A` (:func:`krepro.fairness.tiled_gram.cell_correction`). Between two sets (Appendix E.2)
-        :math:`O = K + P_a R_b^\top + R_a (P_b + R_b Q)^\top`.
+        :math:`A` (:func:`krepro.fairness.tiled_gram.cell_correction`). Between two sets
+        (Appendix E.2) :math:`O = K + P_a R_b^\top + R_a (P_b + R_b Q)^\top`.
         """
         check_is_fitted(self, "component_gram_")
         XA, SA = self._check_points(XA, SA)

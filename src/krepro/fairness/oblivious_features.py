@@ -172,13 +172,14 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
     coef0 : float, default=1.0
     kernel_params : dict, default=None
     partition : {"values", "dyadic"} or partition object, default="values"
-        Cells of the plug-in conditional mean, as :class:`~krepro.fairness.oblivious.ObliviousKernel`.
+        Cells of the plug-in conditional mean, as
+        :class:`~krepro.fairness.oblivious.ObliviousKernel`.
     partition_bounds : (low, high), default=None
     cells_per_axis : int, default=16
     conditional_mean : estimator, default=None
         Estimator of the conditional mean (``fit(S)``, ``weights_``, ``membership``), as
-        :class:`~krepro.fairness.oblivious.ObliviousKernel`; one that needs the output Gram receives
-        :math:`\tilde\Phi\tilde\Phi^\top` (``m × m``: only for moderate ``m``).
+        :class:`~krepro.fairness.oblivious.ObliviousKernel`; one that needs the output Gram
+        receives :math:`\tilde\Phi\tilde\Phi^\top` (``m × m``: only for moderate ``m``).
     n_components : int, default=100
         Landmarks (Nyström) or random features (RFF) ``D``; at most the number of fit points
         for Nyström.

@@ -33,7 +33,8 @@ the atoms run atom by atom, in order, on cache-sized kernel blocks. Products wit
 coefficients in the grid search and in :meth:`FeatureExpansion.norms_sq` are formed on the
 distinct rows of :math:`C` (one per cell for a partition estimator). A kernel object with
 ``diagonal`` and ``paired`` methods (:class:`RBFKernel`) spares the kernel calls behind
-:math:`k(y, y)` and :math:`k(p_i, y_i)`; any other callable works as before.
+:math:`k(y, y)` and :math:`k(p_i, y_i)`; any other callable works too (through blocks of
+kernel matrices).
 """
 
 from __future__ import annotations

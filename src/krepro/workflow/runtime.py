@@ -3,6 +3,8 @@
 Scripts wrap their body in :func:`job`, which sends ``logging`` output and warnings to the
 rule's log file and caps BLAS/OpenMP thread pools at the job's ``threads`` (so a job never
 uses more cores than the scheduler gave it, and the numbers do not depend on ``--cores``).
+At the end it writes the job's exact CPU seconds beside the log (:data:`CPU_RECORD_SUFFIX`),
+which the snapshot sums per rule (:mod:`krepro.workflow.snapshot`).
 """
 
 from __future__ import annotations
@@ -90,4 +92,3 @@ def _write_cpu_record(log_path, snakemake, wall, cpu):
     partial = target.with_name(f".{target.name}.{os.getpid()}.part")
     partial.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     os.replace(partial, target)
-
