@@ -2,8 +2,9 @@ r"""Vectorised predictions of fitted scikit-learn ``SVR`` models (libsvm).
 
 libsvm predicts one test point at a time, evaluating the kernel against every support
 vector in a scalar loop: with nearly all training points support vectors (ε-SVR on
-unscaled UPDRS targets, :mod:`krepro.experiments.dcm_parkinsons`), predicting 1,700 points
-from 4,100 support vectors costs as much as a fifth of the fit. The same prediction is
+unscaled UPDRS targets, as in the DCM paper's Parkinson's Telemonitoring study),
+predicting 1,700 points from 4,100 support vectors costs as much as a fifth of the fit. The
+same prediction is
 
 .. math:: \hat f(x) = \sum_{i \in SV} \alpha_i\, k(x, x_i) + b,
 
