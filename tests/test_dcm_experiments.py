@@ -15,11 +15,13 @@ from threadpoolctl import threadpool_limits
 
 from krepro.data.domains import domain_sample, split_domains
 from krepro.data.parkinsons import FEATURES, Parkinsons
-from krepro.experiments import dcm_parkinsons, dcm_synthetic
-from krepro.report.dcm import synthetic_section
-from krepro.stats import paired
-from krepro.report.dcm_parkinsons import parkinsons_section
 from krepro.seeding import generator
+from krepro.stats import paired
+from krepro.studies.dcm_parkinsons import run as dcm_parkinsons
+from krepro.studies.dcm_parkinsons.report import parkinsons_section
+from krepro.studies.dcm_synthetic import run as dcm_synthetic
+from krepro.studies.dcm_synthetic import svm as dcm_svm
+from krepro.studies.dcm_synthetic.report import synthetic_section
 
 SYN = {
     "n_domains": 5,
@@ -324,9 +326,9 @@ class _CountingSVC(SVC):
 @pytest.mark.parametrize("noise", [None, 0.7, 3.0])
 def test_rbf_svm_chooses_and_predicts_as_grid_search(seed, noise, monkeypatch):
     Z, y, groups, Z_test = _domains(seed, noise)
-    monkeypatch.setattr(dcm_synthetic, "SVC", _CountingSVC)
+    monkeypatch.setattr(dcm_svm, "SVC", _CountingSVC)
     _CountingSVC.fits = 0
-    model = dcm_synthetic.rbf_svm(Z, y, groups, RBF_GRID)
+    model = dcm_svm.rbf_svm(Z, y, groups, RBF_GRID)
     search = _grid_search(Z, y, groups, RBF_GRID)
     chosen = model[-1]
     assert (chosen.gamma, chosen.C) == (
@@ -372,13 +374,13 @@ def test_grid_choice_is_grid_search_rank_rule_with_fewer_fits(seed, monkeypatch)
     rng = np.random.default_rng(seed)
     Cs, gammas, n_folds, fits = [0.1, 1.0, 10.0], [0.5, 2.0], 3, []
     folds = [(np.full((2, 1), k), None, np.zeros((4, 1)), np.ones(4)) for k in range(n_folds)]
-    monkeypatch.setattr(dcm_synthetic, "SVC", _TableSVC)
+    monkeypatch.setattr(dcm_svm, "SVC", _TableSVC)
     _TableSVC.candidates = [(C, g) for C in Cs for g in gammas]
     for _ in range(50):
         _TableSVC.table = rng.choice([0.5, 0.75, 1.0], p=[0.2, 0.5, 0.3], size=(6, n_folds))
         _TableSVC.fits = 0
         expected = rankdata(-np.average(_TableSVC.table, axis=1), method="min").argmin()
-        assert dcm_synthetic._grid_choice(folds, Cs, gammas) == expected
+        assert dcm_svm._grid_choice(folds, Cs, gammas) == expected
         fits.append(_TableSVC.fits)
     assert max(fits) <= 18 and np.mean(fits) < 13  # pruning does skip fits
 
@@ -389,7 +391,7 @@ def test_rbf_svm_ties_go_to_the_first_candidate_in_grid_order():
     grid = {**RBF_GRID, "gammas": [0.2, 1.0]}  # γ = 8: too narrow for a few points
     search = _grid_search(Z, y, groups, grid)
     assert (search.cv_results_["mean_test_score"] == 1.0).all()
-    chosen = dcm_synthetic.rbf_svm(Z, y, groups, grid)[-1]
+    chosen = dcm_svm.rbf_svm(Z, y, groups, grid)[-1]
     best = search.best_params_
     assert (chosen.C, chosen.gamma) == (best["svc__C"], best["svc__gamma"]) == (0.1, 0.2)
 
@@ -402,6 +404,6 @@ def test_rbf_svm_training_fold_with_one_class_as_grid_search():
     with pytest.warns((FitFailedWarning, UserWarning)):
         search = _grid_search(Z, y, groups, {**RBF_GRID, "gammas": [1.0, 0.1]})
     assert np.isnan(search.cv_results_["mean_test_score"]).all()
-    chosen = dcm_synthetic.rbf_svm(Z, y, groups, {**RBF_GRID, "gammas": [1.0, 0.1]})
+    chosen = dcm_svm.rbf_svm(Z, y, groups, {**RBF_GRID, "gammas": [1.0, 0.1]})
     assert (chosen[-1].C, chosen[-1].gamma) == (0.1, 1.0)
     assert search.best_params_ == {"svc__C": 0.1, "svc__gamma": 1.0}

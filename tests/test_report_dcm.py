@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from krepro.experiments import dcm_parkinsons, dcm_synthetic
-from krepro.report.dcm import synthetic_section
-from krepro.report.dcm_parkinsons import parkinsons_section
+from krepro.studies.dcm_parkinsons import run as dcm_parkinsons
+from krepro.studies.dcm_parkinsons.report import parkinsons_section
+from krepro.studies.dcm_synthetic import run as dcm_synthetic
+from krepro.studies.dcm_synthetic.report import synthetic_section
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
@@ -215,7 +216,8 @@ def test_parkinsons_fast_worse_and_too_few_repetitions():
 
 
 def test_figures_draw_one_and_two_informative_components_and_the_sweep(tmp_path):
-    from krepro.report.dcm_figures import plot_fig2, plot_nystrom
+    from krepro.studies.dcm_parkinsons.figures import plot_nystrom
+    from krepro.studies.dcm_synthetic.figures import plot_fig2
 
     rng = np.random.default_rng(0)
     rows = []

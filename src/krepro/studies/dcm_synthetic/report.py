@@ -1,102 +1,40 @@
-"""Tables, figures and verdicts of the DCM experiments.
+"""Paper vs reproduced for DCM Table 3 (synthetic domains): Table 3, the verdicts, the report
+section and the summary job.
 
-The paper's Table 3 and Table 4 numbers could not be retrieved from any available text,
-so every check is of a *claim*, with paired per-split differences (same data split,
-same landmarks) and their standard errors; verdicts are computed, never typed in.
+The paper's Table 3 numbers could not be retrieved from any available text, so the check is
+of a *claim*, with paired per-split differences (same data split) and their standard errors;
+verdicts are computed, never typed in.
 
-Each experiment runs under several readings of its protocol (config axes: centring,
-classifier / SVR kernel, b normalisation); every claim gets one
-:class:`~krepro.studies.verdicts.Verdict` per reading, the primary reading marked, and the
-evidence rule of ``config/paper_reference.yaml`` (``min_repetitions``) applied.
+The experiment runs under several readings of its protocol (config axes: centring,
+classifier, b normalisation); the claim gets one :class:`~krepro.studies.verdicts.Verdict`
+per reading, the primary reading marked, and the evidence rule of
+``config/paper_reference.yaml`` (``min_repetitions``) applied.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from krepro.experiments import dcm_synthetic
-from krepro.experiments.dcm_synthetic import METHODS as SYNTHETIC_METHODS
 from krepro.stats import paired
-from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import (
-    INCONCLUSIVE,
-    NOT_REPRODUCED,
-    PARTLY,
-    REPRODUCED,
-    Section,
-    claim_verdict,
+from krepro.studies.dcm_synthetic.figures import plot_fig2
+from krepro.studies.dcm_synthetic.readings import (
+    checked_primary,
+    classify_difference,
+    count_outcomes,
+    overall_verdict,
+    readings_markdown,
+    readings_of,
+    select_reading,
 )
+from krepro.studies.dcm_synthetic.run import AXES, METHODS, aggregate, reading_name, tidy
+from krepro.studies.render import write_section
+from krepro.studies.tables import markdown_table
+from krepro.studies.verdicts import Section, claim_verdict, paper_reference
+from krepro.workflow.records import atomic_write_text, read_records
 
-__all__ = [
-    "readings_markdown",
-    "synthetic_section",
-    "table3_markdown",
-]
+__all__ = ["summary", "synthetic_section", "table3_markdown"]
 
 PAPER = "dcm"
-
-
-
-
-def _classify(mean, se, z):
-    if mean > z * se:
-        return "better"
-    if mean < -z * se:
-        return "worse"
-    return "tie"
-
-
-def _overall(outcomes):
-    wins = sum(o == "better" for o in outcomes)
-    losses = sum(o == "worse" for o in outcomes)
-    if not outcomes:
-        return INCONCLUSIVE
-    if wins == len(outcomes):
-        return REPRODUCED
-    if losses and not wins:
-        return NOT_REPRODUCED
-    if wins:
-        return PARTLY
-    return INCONCLUSIVE
-
-
-def _count(outcomes):
-    wins = sum(o == "better" for o in outcomes)
-    losses = sum(o == "worse" for o in outcomes)
-    return wins, losses, len(outcomes) - wins - losses
-
-
-def _readings(runs, axes):
-    """The readings present in ``runs`` (dicts axis → value), in axis order."""
-    columns = [a for a in axes if a in runs.columns]
-    ranks = {axis: {v: k for k, v in enumerate(values)} for axis, values in axes.items()}
-    keys = runs[columns].drop_duplicates().to_dict("records")
-    return sorted(keys, key=lambda r: tuple(ranks[a].get(r[a], 99) for a in columns))
-
-
-def _select(frame, reading):
-    mask = np.ones(len(frame), dtype=bool)
-    for axis, value in reading.items():
-        mask &= (frame[axis] == value).to_numpy()
-    return frame[mask]
-
-
-def _is_primary(reading, primary):
-    return all(primary.get(axis) == value for axis, value in reading.items())
-
-
-def _checked_primary(readings, primary, experiment):
-    flags = [_is_primary(r, primary) for r in readings]
-    if sum(flags) != 1:
-        raise ValueError(
-            f"{experiment}: the primary reading {primary} must be exactly one of the readings"
-            f" run, got {readings}."
-        )
-    return flags
-
-
-# ------------------------------------------------------------------ synthetic
 
 
 def table3_markdown(table):
@@ -113,19 +51,10 @@ def table3_markdown(table):
     )
     wide = cells.pivot(index="method", columns="column", values="cell")
     columns = list(dict.fromkeys(cells["column"]))
-    methods = [m for m in SYNTHETIC_METHODS if m in wide.index]
+    methods = [m for m in METHODS if m in wide.index]
     wide = wide.loc[methods, columns]
-    wide.index = [SYNTHETIC_METHODS[m] for m in methods]
+    wide.index = [METHODS[m] for m in methods]
     return markdown_table(wide.reset_index().rename(columns={"index": "method"}))
-
-
-def readings_markdown(table, axes, render):
-    """One Markdown table per reading (``render(part)``), each under a bold reading name."""
-    out = []
-    for reading in _readings(table, axes):
-        name = ", ".join(f"{axis}={value}" for axis, value in reading.items())
-        out += [f"**{name}**", "", render(_select(table, reading)), ""]
-    return "\n".join(out).rstrip()
 
 
 def _synthetic_comparisons(table, runs, claim):
@@ -140,7 +69,7 @@ def _synthetic_comparisons(table, runs, claim):
         for other in [m for m in ("coir", "dica", "svm") if m in methods]:
             diff = paired(runs, ["eta", "gamma"], "method", other, dcm, "accuracy")
             for r in diff.itertuples(index=False):
-                outcome = _classify(r.mean, r.se, z)
+                outcome = classify_difference(r.mean, r.se, z)
                 informative = (r.eta, r.gamma) not in flagged
                 if dcm == "dcm" and other in ("coir", "dica") and informative:
                     outcomes.append(outcome)
@@ -148,7 +77,7 @@ def _synthetic_comparisons(table, runs, claim):
                     {
                         "η": r.eta,
                         "γ": r.gamma,
-                        "comparison": f"{SYNTHETIC_METHODS[dcm]} − {SYNTHETIC_METHODS[other]}",
+                        "comparison": f"{METHODS[dcm]} − {METHODS[other]}",
                         "difference": f"{r.mean:+.3f} ± {r.se:.3f}",
                         "outcome": outcome + ("" if informative else " (chance level)"),
                     }
@@ -162,7 +91,7 @@ def synthetic_section(table, runs, reference, *, primary, scale):
     Parameters
     ----------
     table, runs : DataFrame
-        Table 3 (:func:`krepro.experiments.dcm_synthetic.aggregate`) and the tidy runs, with
+        Table 3 (:func:`krepro.studies.dcm_synthetic.run.aggregate`) and the tidy runs, with
         the reading columns ``centring``, ``classifier``, ``b_scale``.
     reference : mapping
         ``dcm.synthetic`` of ``config/paper_reference.yaml`` (claims, ``min_repetitions``).
@@ -173,15 +102,15 @@ def synthetic_section(table, runs, reference, *, primary, scale):
     """
     claim_id = "dcm_beats_baselines"
     claim = reference["claims"][claim_id]
-    readings = _readings(runs, dcm_synthetic.AXES)
-    flags = _checked_primary(readings, primary, "dcm_synthetic")
+    readings = readings_of(runs, AXES)
+    flags = checked_primary(readings, primary, "dcm_synthetic")
     verdicts, summary, body = [], [], []
     for reading, is_primary in zip(readings, flags, strict=True):
-        name = dcm_synthetic.reading_name(reading)
-        part_table, part_runs = _select(table, reading), _select(runs, reading)
+        name = reading_name(reading)
+        part_table, part_runs = select_reading(table, reading), select_reading(runs, reading)
         n_reps = int(part_table["n_reps"].min())
         rows, outcomes, flagged = _synthetic_comparisons(part_table, part_runs, claim)
-        wins, losses, ties = _count(outcomes)
+        wins, losses, ties = count_outcomes(outcomes)
         detail = (
             f"Regularised DCM vs COIR and DICA over the informative (η, γ) settings: {wins}"
             f" better, {losses} worse, {ties} within noise (of {len(outcomes)} paired"
@@ -198,7 +127,7 @@ def synthetic_section(table, runs, reference, *, primary, scale):
             claim_verdict(
                 reference,
                 claim_id,
-                _overall(outcomes),
+                overall_verdict(outcomes),
                 detail,
                 experiment="dcm_synthetic",
                 paper=PAPER,
@@ -270,4 +199,28 @@ def synthetic_section(table, runs, reference, *, primary, scale):
     )
 
 
-# ------------------------------------------------------------------ Parkinson's
+def summary(job, log):
+    """Job ``dcm_synthetic_summary``: tidy run table, Table 3 (CSV, one row per reading ×
+    setting × method; Markdown, one table per reading), Fig. 2 and the verdicts (one per claim
+    and reading).
+
+    The verdicts read the tables back from the files just written, as a separate job would.
+    """
+    out, params = job.output, job.params
+    runs = tidy(read_records(job.input.runs))
+    table = aggregate(runs)
+    atomic_write_text(out.runs, runs.to_csv(index=False))
+    atomic_write_text(out.table, table.to_csv(index=False))
+    atomic_write_text(out.markdown, readings_markdown(table, AXES, table3_markdown) + "\n")
+
+    plot_fig2(pd.read_csv(job.input.projections), out.figure)
+
+    reference = paper_reference(job.input.reference, "dcm", "synthetic")
+    section = synthetic_section(
+        pd.read_csv(out.table),
+        pd.read_csv(out.runs),
+        reference,
+        primary=params.primary,
+        scale=params.scale,
+    )
+    write_section(section, out.json, out.md)

@@ -10,8 +10,8 @@ predictor. Kernels: RBF on x and y with the median heuristic
 
 Readings of the protocol (config axes; the run records carry one column per axis):
 ``centring`` (``centred``: every kernel centred on the training set; ``uncentred``: eq. (12)
-on the raw Gram matrices) — one job per repetition fits every centring
-(:func:`run_readings`: the split, scaling and sanity rows shared); ``svr_kernel`` (``rbf``:
+on the raw Gram matrices) — one job per repetition fits every centring (job :func:`fit`,
+:func:`run_readings`: the split, scaling and sanity rows shared); ``svr_kernel`` (``rbf``:
 RBF ε-SVR with γ = 1/m on the z-scored projections; ``linear``: DICA's transformed kernel,
 a linear kernel on the projections) — every kernel fitted on the same projections. The
 sanity rows (training mean, SVR on raw features) do not depend on the reading and are
@@ -39,16 +39,18 @@ import pandas as pd
 from sklearn.preprocessing import StandardScaler
 
 from krepro.content_key import content_key
-from krepro.data.parkinsons import TARGETS, subject_split
+from krepro.data.parkinsons import TARGETS, load_parkinsons, subject_split
 from krepro.dcm import COIR, DCM, DICA, fit_shared, median_gamma
+from krepro.dcm.svm_predict import rbf_svr_predictions
 from krepro.fairness.linear_svr import LinearEpsilonSVR
 from krepro.seeding import generator
-from krepro.dcm.svm_predict import rbf_svr_predictions
+from krepro.workflow.records import write_records
 
 __all__ = [
     "AXES",
     "METHODS",
     "aggregate",
+    "fit",
     "reading_name",
     "run_readings",
     "run_repetition",
@@ -351,3 +353,37 @@ def sweep_table(runs):
     rmse mean/sd, fit CPU seconds, n_reps."""
     ok = runs[runs["version"] == "sweep"]
     return _summarise(ok, [*READING_COLUMNS, "target", "method", "n_landmarks"], sort=True)
+
+
+def fit(job, log):
+    """Job ``dcm_parkinsons_fit`` and ``dcm_parkinsons_fit_readings``: one subject split of
+    Table 4 under one or several centrings (both targets, all methods, SVR kernels, and the
+    landmark sweep under the primary reading) → one records file per centring.
+
+    Rule ``dcm_parkinsons_fit`` runs one centring (wildcard ``centring``); rule
+    ``dcm_parkinsons_fit_readings`` runs every centring of the split in one job (outputs named
+    by centring), sharing the split, the scaling and the sanity rows.
+    """
+    wildcards, params = job.wildcards, job.params
+    if "centring" in wildcards.keys():
+        outputs = {wildcards.centring: job.output[0]}
+    else:
+        outputs = {centring: job.output[centring] for centring in params.centrings}
+    repetition = int(wildcards.rep)
+    records = run_readings(
+        load_parkinsons(job.input.data),
+        seed=params.seed,
+        repetition=repetition,
+        settings=params.settings,
+        centrings=list(outputs),
+        sweep_centrings=[params.sweep_centring],
+    )
+    for centring, path in outputs.items():
+        mine = [record for record in records if record["centring"] == centring]
+        log.info("%s: %d records", centring, len(mine))
+        write_records(
+            path,
+            mine,
+            rule=job.rule,
+            wildcards={"centring": centring, "rep": wildcards.rep},
+        )
