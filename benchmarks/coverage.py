@@ -38,18 +38,19 @@ import numpy as np
 import scipy
 import threadpoolctl
 
+from krepro.distributed import DistributedKernelRidge, local_predictions_nested
+
 # Import the library (and with it SciPy's BLAS) before capping the thread pools.
 from krepro.distributed.bands import select_bands
 from krepro.distributed.bootstrap import bootstrap_band, bootstrap_deviations
-from krepro.distributed import DistributedKernelRidge, local_predictions_nested
-from krepro.experiments.coverage import (
+from krepro.seeding import generator
+from krepro.studies.coverage.run import (
     CoverageSettings,
     draw_sample,
     penalty,
     run_repetition,
     true_function,
 )
-from krepro.seeding import generator
 
 PARTITIONS = (64, 128, 256, 512, 1024, 2048, 4096)
 TARGETS = (2, 4, 8, 16, 32, 64, 128, 256, 512)

@@ -37,8 +37,8 @@ import numpy as np
 import threadpoolctl
 import yaml
 
-from krepro.experiments.projection import run_gamma
-from krepro.experiments.rates import run_setting, setting_names
+from krepro.studies.projection.run import run_gamma
+from krepro.studies.rates.run import run_setting, setting_names
 
 ROOT = Path(__file__).resolve().parents[1]
 

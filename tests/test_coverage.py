@@ -1,4 +1,4 @@
-"""Coverage study (krepro.experiments.coverage, krepro.report.coverage)."""
+"""Coverage study (krepro.studies.coverage.run, krepro.studies.coverage.report)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,19 @@ import yaml
 from scipy.stats import binomtest
 
 from krepro.distributed import DistributedKernelRidge, bootstrap_band
-from krepro.experiments.coverage import (
+from krepro.seeding import generator
+from krepro.stats import wilson_interval
+from krepro.studies.coverage.figures import plot_coverage, plot_coverage_heatmap, plot_rmse
+from krepro.studies.coverage.report import (
+    aggregate,
+    cochran_q,
+    coverage_section,
+    coverage_verdicts,
+    table1_markdown,
+    table1_wide,
+    tidy,
+)
+from krepro.studies.coverage.run import (
     BANDS,
     CoverageSettings,
     draw_sample,
@@ -25,19 +37,7 @@ from krepro.experiments.coverage import (
     shard_ranges,
     true_function,
 )
-from krepro.report.coverage import (
-    aggregate,
-    cochran_q,
-    coverage_section,
-    coverage_verdicts,
-    table1_markdown,
-    table1_wide,
-    tidy,
-)
-from krepro.report.coverage_figures import plot_coverage, plot_coverage_heatmap, plot_rmse
-from krepro.stats import wilson_interval
 from krepro.studies.verdicts import Section
-from krepro.seeding import generator
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = CoverageSettings(

@@ -12,8 +12,6 @@ import yaml
 import krepro.fairness.projection
 from krepro.cme import CMEConditionalMean
 from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean
-from krepro.experiments.projection import aggregate, run_gamma, tidy
-from krepro.kernels import gram
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.fairness.projection import (
     FeatureExpansion,
@@ -23,7 +21,9 @@ from krepro.fairness.projection import (
     oblivious_expansion,
     project_onto_manifold,
 )
-from krepro.report.rates import projection_section
+from krepro.kernels import gram
+from krepro.studies.projection.report import projection_section
+from krepro.studies.projection.run import aggregate, run_gamma, tidy
 from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
 REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["oblivious"]

@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from krepro.experiments.projection import run_gamma
-from krepro.experiments.rates import run_setting
 from krepro.fairness.projection import project_onto_manifold
+from krepro.studies.projection.run import run_gamma
+from krepro.studies.rates.run import run_setting
 
 DATA = Path(__file__).parent / "data"
 FIXTURE = json.loads((DATA / "projection_rates_regression.json").read_text())

@@ -8,9 +8,11 @@ import pytest
 import yaml
 
 from krepro.cme import CMEConditionalMean
-from krepro.fairness.conditional import DyadicPartition, FiniteValuePartition, PartitionConditionalMean
-from krepro.experiments.rates import SLOPE_COLUMNS, error_table, run_setting, slope_table, tidy
-from krepro.kernels import gram
+from krepro.fairness.conditional import (
+    DyadicPartition,
+    FiniteValuePartition,
+    PartitionConditionalMean,
+)
 from krepro.fairness.rates import (
     GaussianConditionalModel,
     _cell_norms_sq,
@@ -21,7 +23,9 @@ from krepro.fairness.rates import (
     midpoint_grid,
     theory_slope,
 )
-from krepro.report.rates import rates_section
+from krepro.kernels import gram
+from krepro.studies.rates.report import rates_section
+from krepro.studies.rates.run import SLOPE_COLUMNS, error_table, run_setting, slope_table, tidy
 from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
 
 REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["oblivious"]

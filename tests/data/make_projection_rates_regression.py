@@ -18,12 +18,16 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from krepro.cme import CMEConditionalMean
-from krepro.fairness.conditional import DyadicPartition, FiniteValuePartition, PartitionConditionalMean
-from krepro.experiments.projection import run_gamma
-from krepro.experiments.rates import run_setting
-from krepro.kernels import gram
+from krepro.fairness.conditional import (
+    DyadicPartition,
+    FiniteValuePartition,
+    PartitionConditionalMean,
+)
 from krepro.fairness.projection import FeatureExpansion, oblivious_expansion, project_onto_manifold
 from krepro.fairness.rates import GaussianConditionalModel, embedding_errors
+from krepro.kernels import gram
+from krepro.studies.projection.run import run_gamma
+from krepro.studies.rates.run import run_setting
 
 OUT = Path(__file__).with_name("projection_rates_regression.json")
 

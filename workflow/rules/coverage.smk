@@ -56,14 +56,16 @@ rule coverage_shard:
     params:
         seed=config["seed"],
         section=lambda wildcards: COVERAGE_SHARD_SECTION[wildcards.variant],
-        code=script_code("coverage_shard.py"),
+        entry=job_entry("coverage", "shard"),
+        code=job_code("coverage", "shard"),
     script:
-        "../scripts/coverage_shard.py"
+        STUDY_JOB_SCRIPT
 
 
 # Table 1, the figures and the report section in one job (seconds in all; the shards hold
 # the computation).
 rule coverage_summary:
+    localrule: True
     input:
         shards=COVERAGE_SHARDS,
         reference=PAPER_REFERENCE,
@@ -120,24 +122,7 @@ rule coverage_summary:
             "confidence_level": COVERAGE["confidence_level"],
             "nu": COVERAGE["kernel"]["nu"],
         },
-        code=script_code("coverage_summary.py"),
+        entry=job_entry("coverage", "summary"),
+        code=job_code("coverage", "summary"),
     script:
-        "../scripts/coverage_summary.py"
-
-
-rule coverage:
-    """Distributed regression (Avanesov), Fig. 1 and Table 1: coverage of simultaneous
-    bootstrap bands of distributed KRR over P and T; RMSE of f̄ vs P.
-
-    Outputs: results/tables/coverage_table1.csv (+ .md), results/figures/coverage_fig1.png,
-    results/figures/coverage_rmse.png, results/report/coverage.md.
-    Run time on 2 cores: quick 1 min, paper 12 min.
-    """
-    input:
-        results("tables/coverage_table1.csv"),
-        results("tables/coverage_table1.md"),
-        results("figures/coverage_fig1.png"),
-        results("figures/coverage_fig1_lines.png"),
-        results("figures/coverage_rmse.png"),
-        results("report/coverage.md"),
-        results("report/coverage.json"),
+        STUDY_JOB_SCRIPT

@@ -1,9 +1,10 @@
-"""Coverage study (distributed regression, Fig. 1 / Table 1): verdicts and report section.
+"""Coverage study (distributed regression, Fig. 1 / Table 1): verdicts, report section and
+the summary job.
 
-:func:`tidy` and :func:`aggregate` (:mod:`krepro.report.coverage_tables`, re-exported here)
+:func:`tidy` and :func:`aggregate` (:mod:`krepro.studies.coverage.tables`, re-exported here)
 make the per-repetition table and Table 1 in long form; the figures
-(:mod:`krepro.report.coverage_figures`) and the report section read that table and, for the
-paired tests, the per-repetition table. (Kept apart from :mod:`krepro.experiments.coverage`,
+(:mod:`krepro.studies.coverage.figures`) and the report section read that table and, for the
+paired tests, the per-repetition table. (Kept apart from :mod:`krepro.studies.coverage.run`,
 so that editing a table does not rerun the simulation's shards, whose rules hash that
 module.)
 
@@ -24,8 +25,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chi2
 
-from krepro.experiments.coverage import BANDS
-from krepro.report.coverage_tables import (
+from krepro.studies.coverage.figures import plot_coverage, plot_coverage_heatmap, plot_rmse
+from krepro.studies.coverage.run import BANDS, load_shards
+from krepro.studies.coverage.tables import (
     BAND_LABELS,
     aggregate,
     full_repetitions,
@@ -34,6 +36,7 @@ from krepro.report.coverage_tables import (
     tidy,
     variant_order,
 )
+from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
@@ -42,7 +45,9 @@ from krepro.studies.verdicts import (
     REPRODUCED,
     Section,
     claim_verdict,
+    paper_reference,
 )
+from krepro.workflow.records import atomic_write_text
 
 __all__ = [
     "BAND_LABELS",
@@ -50,6 +55,7 @@ __all__ = [
     "cochran_q",
     "coverage_section",
     "coverage_verdicts",
+    "summary",
     "table1_markdown",
     "table1_wide",
     "tidy",
@@ -388,3 +394,38 @@ def coverage_section(table, runs, reference, primary_variant, settings, *, scale
         verdicts=verdicts,
         body="\n".join(body),
     )
+
+
+def summary(job, log):
+    """Job ``coverage_summary``: per-repetition table, Table 1 (long CSV and the paper's
+    layout), the coverage heat map (Fig. 1 analogue), coverage vs log2 P, RMSE vs P, and the
+    verdicts.
+
+    The figures and the verdicts each read the tables back from the files just written, as
+    separate jobs would.
+    """
+    out, params = job.output, job.params
+    shards = load_shards(job.input.shards)
+    rho = {str(shard["variant"]): float(shard["setting_rho"]) for shard in shards}
+    runs = tidy(shards)
+    table = aggregate(runs, params.confidence_level, params.subsets, rho)
+    atomic_write_text(out.runs, runs.to_csv(index=False))
+    atomic_write_text(out.table, table.to_csv(index=False))
+    atomic_write_text(out.markdown, table1_markdown(table, params.primary_variant))
+
+    table = pd.read_csv(out.table)
+    nominal, variant = params.confidence_level, params.primary_variant
+    plot_coverage_heatmap(table, out.coverage, variant, nominal)
+    plot_coverage(table, out.lines, variant, nominal)
+    plot_rmse(table, out.rmse, variant)
+
+    reference = paper_reference(job.input.reference, "coverage")
+    section = coverage_section(
+        pd.read_csv(out.table),
+        pd.read_csv(out.runs),
+        reference,
+        variant,
+        params.settings,
+        scale=params.scale,
+    )
+    write_section(section, out.json, out.md)

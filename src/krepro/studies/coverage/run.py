@@ -19,12 +19,13 @@ the reference protocol's law in every repetition (coverage estimates and their i
 unchanged in distribution); different configurations are positively correlated (paired).
 
 Numerics: the kernel solves are float64 (the local systems have condition numbers ~1e7) and
-O(n) per block through the state-space form of the Matérn kernel (:mod:`krepro.distributed.matern_krr`;
-``solver="dense"`` keeps the Cholesky path);
-the bootstrap product is float32 through a low-rank factorisation of the centred local
-predictions (:func:`krepro.distributed.bootstrap.bootstrap_deviations` with ``rank_tolerance=1e-6``),
-which keeps every replicate within ~2e-5 of its component's bootstrap spread of the exact
-float64 value (measured at paper scale; float32 rounding dominates).
+O(n) per block through the state-space form of the Matérn kernel
+(:mod:`krepro.distributed.matern_krr`; ``solver="dense"`` keeps the Cholesky path); the
+bootstrap product is float32 through a low-rank factorisation of the centred local
+predictions (:func:`krepro.distributed.bootstrap.bootstrap_deviations` with
+``rank_tolerance=1e-6``), which keeps every replicate within ~2e-5 of its component's
+bootstrap spread of the exact float64 value (measured at paper scale; float32 rounding
+dominates).
 
 Random streams: the sample, the prediction set and the bootstrap counts of each P come from
 :func:`krepro.seeding.generator` keyed by ``("coverage", repetition, what)`` — not by the
@@ -40,11 +41,11 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from krepro.distributed import local_predictions_nested
 from krepro.distributed.bands import select_bands
 from krepro.distributed.bootstrap import bootstrap_deviations
-from krepro.distributed import local_predictions_nested
-from krepro.workflow.records import atomic_write_bytes
 from krepro.seeding import generator
+from krepro.workflow.records import atomic_write_bytes
 
 __all__ = [
     "BANDS",
@@ -57,6 +58,7 @@ __all__ = [
     "run_shard",
     "save_shard",
     "settings_from_config",
+    "shard",
     "shard_ranges",
     "true_function",
 ]
@@ -265,3 +267,13 @@ def load_shards(paths):
         with np.load(path) as data:
             shards.append({key: data[key] for key in data.files})
     return shards
+
+
+def shard(job, log):
+    """Job ``coverage_shard``: repetitions first..last of one penalty variant → ``.npz``."""
+    wildcards, params = job.wildcards, job.params
+    settings = settings_from_config(params.section, wildcards.variant)
+    first, last = int(wildcards.first), int(wildcards.last)
+    log.info("variant %s, repetitions %d..%d, %s", wildcards.variant, first, last, settings)
+    result = run_shard(params.seed, first, last + 1, settings, log=log)
+    save_shard(job.output[0], result, settings, wildcards.variant, params.seed)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from krepro.experiments.coverage import BANDS
 from krepro.stats import wilson_interval
+from krepro.studies.coverage.run import BANDS
 from krepro.studies.tables import markdown_table
 
 __all__ = [
@@ -72,8 +72,6 @@ def tidy(shards):
                 f" {len(reps)} distinct values in {len(group)} rows."
             )
     return runs.reset_index(drop=True)
-
-
 
 
 def aggregate(runs, confidence_level, subsets=(), rho=None):

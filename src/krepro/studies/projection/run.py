@@ -23,18 +23,19 @@ import numpy as np
 import pandas as pd
 from sklearn.svm import SVC
 
-from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean
 from krepro.data.synthetic import ridge_sample
-from krepro.metrics import beta_dependence, distance_correlation, misclassification_rate
+from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean
 from krepro.fairness.projection import (
     RBFKernel,
     feature_coordinates,
     oblivious_expansion,
     project_onto_manifold,
 )
+from krepro.metrics import beta_dependence, distance_correlation, misclassification_rate
 from krepro.seeding import generator
+from krepro.workflow.records import write_records
 
-__all__ = ["FEATURES", "aggregate", "run_gamma", "tidy"]
+__all__ = ["FEATURES", "aggregate", "run", "run_gamma", "tidy"]
 
 FEATURES = ("X", "Z", "W")
 METRICS = ("d_n", "d_reference", "abs_deviation", "mean_shift")
@@ -160,3 +161,16 @@ def aggregate(runs):
     table["max_abs_deviation"] = grouped["abs_deviation"].max()
     table["n_reps"] = grouped.size()
     return table.reset_index()
+
+
+def run(job, log):
+    """Job ``projection_run``: projection of the oblivious features onto M for one γ (all
+    repetitions) → run records.
+    """
+    records = run_gamma(
+        seed=job.params.seed,
+        gamma=float(job.wildcards.gamma),
+        settings=job.params.settings,
+    )
+    log.info("%d records", len(records))
+    write_records(job.output[0], records, rule=job.rule, wildcards=dict(job.wildcards))

@@ -15,8 +15,8 @@ import numpy as np
 import seaborn as sns
 from matplotlib.colors import Normalize
 
-from krepro.experiments.coverage import BANDS
-from krepro.report.coverage_tables import full_repetitions, variant_order
+from krepro.studies.coverage.run import BANDS
+from krepro.studies.coverage.tables import full_repetitions, variant_order
 from krepro.studies.figures import save_figure
 
 __all__ = ["plot_coverage", "plot_coverage_heatmap", "plot_rmse"]

@@ -1,10 +1,11 @@
 r"""Rates of the estimators of :math:`E[\varphi(X)\mid S]` (paper Props. 5 and 6), measured.
 
 For each setting (a finite S with k values, or a uniform :math:`S \in [0,1]^d`) and sample
-size n, repetitions draw an estimation sample of :class:`krepro.fairness.rates.GaussianConditionalModel`,
-fit the estimator and record its error :math:`\lVert E^S_n\varphi(X) - E^S\varphi(X)\rVert_{2,n}`
-against the closed-form truth (:func:`krepro.fairness.rates.embedding_errors`, averaged over the law of
-S). Estimators:
+size n, repetitions draw an estimation sample of
+:class:`krepro.fairness.rates.GaussianConditionalModel`, fit the estimator and record its
+error :math:`\lVert E^S_n\varphi(X) - E^S\varphi(X)\rVert_{2,n}` against the closed-form
+truth (:func:`krepro.fairness.rates.embedding_errors`, averaged over the law of S).
+Estimators:
 
 * ``partition`` — the paper's plug-in estimator: one cell per value of a finite S; for a
   continuous S the dyadic partition with Proposition 6's :math:`\ell = n^{1/(2(d+1))}` cells
@@ -23,7 +24,11 @@ import numpy as np
 import pandas as pd
 
 from krepro.cme import CMEConditionalMean
-from krepro.fairness.conditional import DyadicPartition, FiniteValuePartition, PartitionConditionalMean
+from krepro.fairness.conditional import (
+    DyadicPartition,
+    FiniteValuePartition,
+    PartitionConditionalMean,
+)
 from krepro.fairness.rates import (
     GaussianConditionalModel,
     cells_per_axis_schedule,
@@ -32,8 +37,17 @@ from krepro.fairness.rates import (
     theory_slope,
 )
 from krepro.seeding import generator
+from krepro.workflow.records import write_records
 
-__all__ = ["ESTIMATORS", "error_table", "run_setting", "setting_names", "slope_table", "tidy"]
+__all__ = [
+    "ESTIMATORS",
+    "error_table",
+    "run",
+    "run_setting",
+    "setting_names",
+    "slope_table",
+    "tidy",
+]
 
 ESTIMATORS = ("partition", "cme")
 SLOPE_COLUMNS = [
@@ -217,3 +231,16 @@ def slope_table(runs, *, seed, n_bootstrap, confidence):
             }
         )
     return pd.DataFrame(rows, columns=SLOPE_COLUMNS)
+
+
+def run(job, log):
+    """Job ``rates_run``: errors of the E[φ(X)|S] estimators against n for one setting (all
+    sizes, repetitions) → run records.
+    """
+    records = run_setting(
+        seed=job.params.seed,
+        setting=job.wildcards.setting,
+        settings=job.params.settings,
+    )
+    log.info("%d records", len(records))
+    write_records(job.output[0], records, rule=job.rule, wildcards=dict(job.wildcards))
