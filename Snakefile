@@ -49,9 +49,9 @@ rule all:
 
 rule targets:
     """Print the experiments (target rules) with what they reproduce, outputs and run times."""
-    localrule: True
     log:
         logs("targets.log"),
+    localrule: True
     run:
         Path(log[0]).write_text(describe_targets() + "\n", encoding="utf-8")
         print(describe_targets())

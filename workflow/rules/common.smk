@@ -62,7 +62,9 @@ def script_code(script, modules=()):
     ``modules``: further modules the script runs by name (a study job's module).
     """
     scripts = Path(workflow.basedir) / "workflow" / "scripts"
-    return code_digest(scripts / script, Path(workflow.basedir) / "src", modules=modules)
+    return code_digest(
+        scripts / script, Path(workflow.basedir) / "src", modules=modules
+    )
 
 
 # Every study job runs through one script, which calls the function its rule names.
@@ -144,7 +146,9 @@ def snapshot_inputs(wildcards):
 
 def describe_targets():
     """Every target with what it reproduces, its outputs and run times, one block each."""
-    described = {name: study.description for name, study in STUDIES.items() if study.target}
+    described = {
+        name: study.description for name, study in STUDIES.items() if study.target
+    }
     for name in WORKFLOW_TARGETS:
         described[name] = workflow.get_rule(name).docstring or "(no description)"
     return "\n\n".join(

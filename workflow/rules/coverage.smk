@@ -65,7 +65,6 @@ rule coverage_shard:
 # Table 1, the figures and the report section in one job (seconds in all; the shards hold
 # the computation).
 rule coverage_summary:
-    localrule: True
     input:
         shards=COVERAGE_SHARDS,
         reference=PAPER_REFERENCE,
@@ -102,6 +101,7 @@ rule coverage_summary:
         logs("coverage/summary.log"),
     benchmark:
         benchmarks("coverage_summary.tsv")
+    localrule: True
     threads: 1
     resources:
         mem_mb=2000,

@@ -7,13 +7,13 @@ download go to the run that made it.
 
 # On the submit host: compute nodes are often offline.
 rule fetch_dataset:
-    localrule: True
     output:
         "resources/{dataset}/{filename}",
     log:
         logs("fetch/{dataset}/{filename}.log"),
     benchmark:
         benchmarks("fetch_dataset/{dataset}/{filename}.tsv")
+    localrule: True
     threads: 1
     resources:
         mem_mb=200,

@@ -29,7 +29,6 @@ rule projection_run:
 
 # Table, figure and report section in one job (each well under a second).
 rule projection_summary:
-    localrule: True
     input:
         runs=expand(
             results("projection/runs/gamma-{gamma}.json"),
@@ -54,6 +53,7 @@ rule projection_summary:
         logs("projection/summary.log"),
     benchmark:
         benchmarks("projection_summary.tsv")
+    localrule: True
     threads: 1
     resources:
         mem_mb=1000,

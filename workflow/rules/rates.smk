@@ -32,7 +32,6 @@ rule rates_run:
 
 # Tables, figure and report section in one job (each well under a second).
 rule rates_summary:
-    localrule: True
     input:
         runs=expand(results("rates/runs/{setting}.json"), setting=RATES_SETTINGS),
         reference=PAPER_REFERENCE,
@@ -55,6 +54,7 @@ rule rates_summary:
         logs("rates/summary.log"),
     benchmark:
         benchmarks("rates_summary.tsv")
+    localrule: True
     threads: 1
     resources:
         mem_mb=1000,

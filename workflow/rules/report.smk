@@ -7,7 +7,6 @@ PAPER_SCALE_COMMAND = "snakemake --configfile config/paper.yaml"
 
 
 rule report:
-    localrule: True
     input:
         sections=[results(study.section) for study in STUDIES.values()],
     output:
@@ -29,6 +28,7 @@ rule report:
         logs("report.log"),
     benchmark:
         benchmarks("report.tsv")
+    localrule: True
     threads: 1
     resources:
         mem_mb=200,
@@ -49,6 +49,10 @@ rule report:
 # and hashes, seconds), and no benchmark record, which would count the snapshot in the run's
 # own wall-clock span.
 rule snapshot:
+    input:
+        unpack(snapshot_inputs),
+    log:
+        logs("snapshot.log"),
     """Publish the finished run as snapshots/<scale>/ (snapshots/paper/ with
     config/paper.yaml): report.md, verdicts.csv, tables/, figures/ and provenance.json (the
     run's provenance, its wall-clock span, CPU seconds per rule and each file's SHA-256).
@@ -57,10 +61,6 @@ rule snapshot:
     Run time on 2 cores: quick 7 min, paper 30 min.
     """
     localrule: True
-    input:
-        unpack(snapshot_inputs),
-    log:
-        logs("snapshot.log"),
     threads: 1
     resources:
         mem_mb=500,

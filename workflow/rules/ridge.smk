@@ -38,7 +38,6 @@ rule ridge_fit:
 # Aggregate tables, Fig. 4 and the report section in one job: each takes a fraction of a
 # second, far less than starting a job. On the submit host: seconds, from the run records.
 rule ridge_summary:
-    localrule: True
     input:
         runs=RIDGE_RUNS,
         reference=PAPER_REFERENCE,
@@ -57,6 +56,7 @@ rule ridge_summary:
         logs("ridge/summary.log"),
     benchmark:
         benchmarks("ridge_summary.tsv")
+    localrule: True
     threads: 1
     resources:
         mem_mb=1000,
@@ -68,4 +68,3 @@ rule ridge_summary:
         code=job_code("ridge", "summary"),
     script:
         STUDY_JOB_SCRIPT
-
