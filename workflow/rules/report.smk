@@ -49,10 +49,6 @@ rule report:
 # and hashes, seconds), and no benchmark record, which would count the snapshot in the run's
 # own wall-clock span.
 rule snapshot:
-    input:
-        unpack(snapshot_inputs),
-    log:
-        logs("snapshot.log"),
     """Publish the finished run as snapshots/<scale>/ (snapshots/paper/ with
     config/paper.yaml): report.md, verdicts.csv, tables/, figures/ and provenance.json (the
     run's provenance, its wall-clock span, CPU seconds per rule and each file's SHA-256).
@@ -60,6 +56,10 @@ rule snapshot:
     Outputs: snapshots/<scale>/report.md, verdicts.csv, provenance.json, tables/, figures/.
     Run time on 2 cores: quick 7 min, paper 30 min.
     """
+    input:
+        unpack(snapshot_inputs),
+    log:
+        logs("snapshot.log"),
     localrule: True
     threads: 1
     resources:
