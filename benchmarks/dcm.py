@@ -48,9 +48,9 @@ from scipy import linalg
 from scipy.linalg import lapack
 from sklearn.preprocessing import StandardScaler
 
-from krepro.dcm import core as dcm_core
 from krepro.data.parkinsons import load_parkinsons, subject_split
 from krepro.dcm import COIR, DCM, DICA, FastDCM, fit_shared, median_gamma
+from krepro.dcm import core as dcm_core
 from krepro.kernels import gram
 from krepro.seeding import generator
 

@@ -2,9 +2,9 @@ r"""Benchmark: kernel FERM's QP — our solver vs the FERM reference's cvxopt fo
 
 Target (project issue 3): on the 1628-point Adult training set (the FERM loader's "smaller"
 option, :func:`krepro.data.adult.load_adult` protocol ``"reference"``), solving the fair SVM
-dual with :func:`krepro.fairness.ferm.solve_ferm_dual` (PIQP, dense interior point, through qpsolvers)
-is at least ``--min-speedup`` (3) times faster than the reference's formulation — cvxopt's
-``solvers.qp`` with the box written as a dense 2n × n inequality matrix ``[−I; I]`` and its
+dual with :func:`krepro.fairness.ferm.solve_ferm_dual` (PIQP, dense interior point, through
+qpsolvers) is at least ``--min-speedup`` (3) times faster than the reference's formulation —
+cvxopt's ``solvers.qp`` with the box written as a dense 2n × n inequality matrix ``[−I; I]`` and its
 default tolerances (``ferm.py`` of jmikko/fair_ERM) — and reaches the same objective value to
 ``--objective-tol`` (1e-6, absolute). The objective is compared against cvxopt run to tight
 tolerances (abstol = reltol = feastol = 1e-10), since cvxopt's defaults stop ~3e-5 short of

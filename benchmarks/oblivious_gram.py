@@ -1,7 +1,7 @@
 r"""Benchmark: cost of the oblivious Gram matrix against the plain kernel blocks it needs.
 
-Target (project issue): fitting :class:`krepro.fairness.oblivious.ObliviousKernel` on ``m`` estimation
-points and computing the ``n × n`` oblivious Gram (RBF, 16 dyadic cells on S ∈ [−5, 5])
+Target (project issue): fitting :class:`krepro.fairness.oblivious.ObliviousKernel` on ``m``
+estimation points and computing the ``n × n`` oblivious Gram (RBF, 16 dyadic cells on S ∈ [−5, 5])
 costs at most ``--max-ratio`` (1.0) times computing, with scikit-learn's ``rbf_kernel``, the
 three plain kernel blocks it needs -- K(train, train), K(train, est), K(est, est) -- at
 n = m ≥ 4000: everything else is a low-rank (rank ≤ 17) correction, K(est, est) and

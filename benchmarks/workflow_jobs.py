@@ -2,12 +2,11 @@ r"""Benchmark: CPU seconds of paper-scale ``dcm_synthetic_fit`` and ``cme_oblivi
 
 Target (project issue): the whole paper-scale workflow fits in 30 minutes on 2 cores. These
 two rules have many jobs (24 and 4); each job's CPU time should stay below ``--max-dcm``
-(25) and ``--max-cme`` (45) CPU-s. Before the lean RBF-SVM search and the shared KRR path
-they cost ≈ 37 and ≈ 55–70 CPU-s per job (benchmarks/README.md).
+(25) and ``--max-cme`` (45) CPU-s.
 
-Each job is run the way its workflow script runs it: ``run_setting`` of
-:mod:`krepro.experiments.dcm_synthetic` (one (centring, b_scale, η, γ) job) or of
-:mod:`krepro.experiments.cme_oblivious` (one (d, experiment) job: every γ), with
+Each job is run the way its job function runs it: ``run_setting`` of
+:mod:`krepro.studies.dcm_synthetic.run` (one (centring, b_scale, η, γ) job) or of
+:mod:`krepro.studies.cme_oblivious.run` (one (d, experiment) job: every γ), with
 ``config/paper.yaml`` deep-merged over ``config/config.yaml`` as Snakemake merges them, but
 with ``--reps`` repetitions instead of the paper's n_repetitions; the CPU time
 (``time.process_time``, BLAS capped at ``--threads``, default 1) is scaled by
@@ -38,10 +37,11 @@ import numpy as np
 import threadpoolctl
 import yaml
 
-from krepro.experiments import cme_oblivious, dcm_synthetic
+from krepro.studies.cme_oblivious import run as cme_oblivious
+from krepro.studies.dcm_synthetic import run as dcm_synthetic
 
 ROOT = Path(__file__).resolve().parents[1]
-# Keys of the dcm_synthetic config that are wildcards/readings, not settings (dcm.smk).
+# Keys of the dcm_synthetic config that are wildcards/readings, not settings (dcm_synthetic.smk).
 DCM_READING_KEYS = (
     "fig2", "etas", "gammas", "centring", "b_scale", "n_repetitions", "reading_repetitions",
 )  # fmt: skip

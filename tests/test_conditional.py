@@ -1,4 +1,4 @@
-"""Tests of the partitions and the plug-in conditional mean of :mod:`krepro.fairness.conditional`."""
+"""Partitions and the plug-in conditional mean of :mod:`krepro.fairness.conditional`."""
 
 import numpy as np
 import pytest

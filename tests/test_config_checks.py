@@ -1,4 +1,4 @@
-"""Cross-field config checks (krepro.workflow.config_checks): one test per rule, on the shipped configs."""
+"""Cross-field config checks (krepro.workflow.config_checks): one test per rule, shipped configs."""
 
 import copy
 import re

@@ -1,4 +1,4 @@
-"""krepro.workflow.configuration.coerce_config: `--config` string leaves typed by the config schema."""
+"""krepro.workflow.configuration.coerce_config: `--config` strings typed by the config schema."""
 
 from __future__ import annotations
 

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from krepro.dcm import core as dcm_core
 from krepro.dcm import COIR, DCM, DICA, FastDCM
+from krepro.dcm import core as dcm_core
 from krepro.dcm.core import ExactFeatureMap, output_factor
 
 

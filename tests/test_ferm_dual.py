@@ -1,4 +1,4 @@
-"""Exact FERM dual (krepro.fairness.ferm_dual): constraint, explicit projection, objectives, memory."""
+"""Exact FERM dual (krepro.fairness.ferm_dual): constraint, projection, objectives, memory."""
 
 import tracemalloc
 

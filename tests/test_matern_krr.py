@@ -1,4 +1,4 @@
-"""O(n) Matérn KRR (krepro.distributed.matern_krr) against dense solves and a long-double reference."""
+"""O(n) Matérn KRR (krepro.distributed.matern_krr) against dense solves, long-double reference."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 from scipy import linalg
 
 from krepro.distributed import local_predictions_nested
-from krepro.kernels import gram
 from krepro.distributed.matern_krr import matern_partition_predictions
+from krepro.kernels import gram
 
 
 def dense_predictions(x, y, targets, noise, nu, length_scale):

@@ -1,4 +1,4 @@
-"""Tests of :class:`krepro.fairness.oblivious.ObliviousKernel` against explicit feature-space oracles.
+"""Tests of :class:`krepro.fairness.oblivious.ObliviousKernel` against feature-space oracles.
 
 The oracles compute the oblivious feature of the paper (eq. (9)),
 ``Z = φ(x) − E_n[φ(X) | S ∈ cell(s)] + E_n[φ(X)]``, with explicit loops over an explicit
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from krepro.fairness.conditional import FiniteValuePartition
-from krepro.kernels import gram, kernel_params
 from krepro.fairness.oblivious import ObliviousKernel
+from krepro.kernels import gram, kernel_params
 from krepro.validation import check_sensitive_features
 
 # ---------------------------------------------------------------------------------------------

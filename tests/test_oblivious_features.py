@@ -11,8 +11,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from krepro.cme import CMEConditionalMean
 from krepro.fairness.ferm import FERMClassifier
 from krepro.fairness.ferm_features import FERMFeatures, ferm_projected_gram
-from krepro.kernels import gram
 from krepro.fairness.oblivious import ObliviousFeatures, ObliviousKernel
+from krepro.kernels import gram
 
 
 def _data(n=80, seed=0, cells=3):

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from krepro.studies.ridge.run import aggregate, best_constant_table
-from krepro.studies.ridge.report import ridge_section
 from krepro.stats import paired_differences
+from krepro.studies.ridge.report import ridge_section
+from krepro.studies.ridge.run import aggregate, best_constant_table
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import INCONCLUSIVE
 

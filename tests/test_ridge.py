@@ -1,12 +1,12 @@
-"""Tests of ORR / M-ORR (:mod:`krepro.fairness.ridge`) against direct linear solves and scikit-learn."""
+"""ORR / M-ORR (:mod:`krepro.fairness.ridge`) against direct linear solves and scikit-learn."""
 
 import numpy as np
 import pytest
 from sklearn.kernel_ridge import KernelRidge
 
-from krepro.kernels import gram
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.fairness.ridge import MODES, ObliviousRidge, ridge_path, select_by_validation
+from krepro.kernels import gram
 
 ALPHAS = [1e-3, 1e-2, 0.1, 1.0, 10.0]
 
@@ -274,8 +274,8 @@ def test_experiment_path_equals_estimators_at_the_selected_lambda(experiment, ga
     """The experiment's eigendecomposition path (`fit_and_score`), taken at the λ it selects
     on the validation set, predicts what `ObliviousRidge` (ORR, M-ORR) and `KernelRidge` (KRR)
     fitted with that λ predict, to 1e-8, on the paper's sizes and dyadic partition."""
-    from krepro.studies.ridge.run import draw_samples, fit_and_score
     from krepro.seeding import generator
+    from krepro.studies.ridge.run import draw_samples, fit_and_score
 
     sizes = {"n_train": 500, "n_estimation": 500, "n_validation": 100, "n_test": 100}
     partition = {"low": -5.0, "high": 5.0, "cells_per_axis": 16}

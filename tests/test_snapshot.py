@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
+from krepro.workflow.runtime import CPU_RECORD_SUFFIX, job, job_cpu_seconds
 from krepro.workflow.snapshot import (
     SnapshotError,
     check_snapshot,
@@ -22,7 +23,6 @@ from krepro.workflow.snapshot import (
     verdict_disagreements,
     write_snapshot,
 )
-from krepro.workflow.runtime import CPU_RECORD_SUFFIX, job, job_cpu_seconds
 
 REPO = Path(__file__).resolve().parents[1]
 COMMITTED = REPO / "snapshots" / "paper"

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 
-from krepro.kernels import gram
 from krepro.fairness.tiled_gram import (
     KernelTiles,
     LowRankCorrection,
@@ -14,6 +13,7 @@ from krepro.fairness.tiled_gram import (
     symmetric_products,
     tile_ranges,
 )
+from krepro.kernels import gram
 
 # Tile sizes: one tile per row, uneven edges (n = 23, m = 17 are not multiples), one tile.
 TILE_SIZES = [1, 4, 7, 1000]

@@ -8,7 +8,6 @@ import pytest
 import yaml
 
 from krepro.studies.illustration.report import illustration_section
-from krepro.workflow.provenance import collect_provenance, config_sha256
 from krepro.studies.render import assemble_report, render_section, scorecard, summary_html
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
@@ -23,6 +22,7 @@ from krepro.studies.verdicts import (
     verdicts_frame,
     verdicts_from_frame,
 )
+from krepro.workflow.provenance import collect_provenance, config_sha256
 
 REFERENCE = {
     "min_repetitions": 20,
