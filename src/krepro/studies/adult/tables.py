@@ -65,6 +65,7 @@ def adult_table1(runs):
 
 
 def display_table(table):
+    """Table-1 columns under the paper's headers, and the selected hyper-parameters."""
     columns = {
         "algorithm": "Algorithm",
         "mean_prediction_error": "Mean Prediction Error",
@@ -79,6 +80,7 @@ def display_table(table):
 
 
 def hyperparameters(C, gamma):
+    """``"C = …"`` or ``"C = …, γ = …"``: the selected hyper-parameters, as the tables show them."""
     return f"C = {C:g}" + ("" if pd.isna(gamma) else f", γ = {gamma:g}")
 
 
