@@ -125,7 +125,7 @@ def test_sex_as_strings_gives_the_table1_numbers_of_0_1_codes(reference):
     # the same record as with the 0/1 codes (Female < Male, as 0 < 1).
     from dataclasses import replace
 
-    from krepro.experiments.adult import METHODS, run_method
+    from krepro.studies.adult.run import METHODS, run_method
 
     n = 160
     codes = replace(

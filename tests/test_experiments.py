@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from krepro.data.synthetic import ridge_best_constant_mse, ridge_sample, uniform_moment
-from krepro.experiments.illustration import dependence_summary
-from krepro.experiments.illustration import run as run_illustration
-from krepro.studies.ridge.run import aggregate, run_setting, tidy
 from krepro.seeding import generator
+from krepro.studies.illustration.run import dependence_summary
+from krepro.studies.illustration.run import run as run_illustration
+from krepro.studies.ridge.run import aggregate, run_setting, tidy
 
 SIZES = {"n_train": 80, "n_estimation": 80, "n_validation": 40, "n_test": 40}
 PARTITION = {"low": -5.0, "high": 5.0, "cells_per_axis": 4}

@@ -12,9 +12,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from krepro.experiments.adult import METHODS as ADULT_METHODS
-from krepro.report.fairness import adult_section, adult_table1, adult_verdicts
-from krepro.report.students import students_verdicts
+from krepro.studies.adult.report import adult_section, adult_verdicts
+from krepro.studies.adult.run import METHODS as ADULT_METHODS
+from krepro.studies.adult.tables import adult_table1
+from krepro.studies.students.report import students_verdicts
 from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
 
 REFERENCE = yaml.safe_load(

@@ -5,17 +5,17 @@ import pandas as pd
 import pytest
 
 from krepro.data.students import students_sample
-from krepro.experiments.adult import cross_validated_choice, grid_candidates
-from krepro.experiments.students import (
+from krepro.seeding import generator
+from krepro.studies.adult.run import cross_validated_choice, grid_candidates
+from krepro.studies.adult.tables import adult_table1
+from krepro.studies.students.report import students_section
+from krepro.studies.students.run import (
     METHODS,
     aggregate,
     method_selection,
     run_repetition,
     tidy,
 )
-from krepro.report.fairness import adult_table1
-from krepro.report.students import students_section
-from krepro.seeding import generator
 
 PAPER = dict(
     theta=2.0, mu=2.5, sigma=0.5, low=1.0, high=4.0, shift_probability=0.9, y0_divisor=4.0,

@@ -16,9 +16,10 @@ rule illustration_sample:
     params:
         seed=config["seed"],
         settings=config["illustration"],
-        code=script_code("illustration_sample.py"),
+        entry=job_entry("illustration", "sample"),
+        code=job_code("illustration", "sample"),
     script:
-        "../scripts/illustration_sample.py"
+        STUDY_JOB_SCRIPT
 
 
 # Fig. 2 and the report section in one job (each well under a second).
@@ -39,25 +40,14 @@ rule illustration_summary:
         logs("illustration/summary.log"),
     benchmark:
         benchmarks("illustration_summary.tsv")
+    localrule: True
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
         scale=config["scale"],
-        code=script_code("illustration_summary.py"),
+        entry=job_entry("illustration", "summary"),
+        code=job_code("illustration", "summary"),
     script:
-        "../scripts/illustration_summary.py"
-
-
-rule illustration:
-    """Oblivious data §5, Fig. 2: h(X) and ⟨h, Z⟩ against S (X = S + U; h1 = x², h2 = sin).
-
-    Outputs: results/figures/oblivious_fig2.png, results/tables/illustration.csv,
-    results/report/illustration.md.
-    Run time on 2 cores: quick 4 s, paper 4 s.
-    """
-    input:
-        results("figures/oblivious_fig2.png"),
-        results("tables/illustration.csv"),
-        results("report/illustration.md"),
+        STUDY_JOB_SCRIPT

@@ -1,4 +1,4 @@
-"""Paper vs reproduced for the illustration (§5, Fig. 2): its report section.
+"""Paper vs reproduced for the illustration (§5, Fig. 2): the report section and the summary job.
 
 Each check reads the aggregate tables (or tidy run tables) and the claim's thresholds from
 ``config/paper_reference.yaml``, and returns a verdict and its detail; the section functions
@@ -7,6 +7,10 @@ return :class:`~krepro.studies.verdicts.Section` records (see :mod:`krepro.studi
 
 from __future__ import annotations
 
+import pandas as pd
+
+from krepro.studies.illustration.figures import plot_illustration
+from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
     NOT_REPRODUCED,
@@ -14,9 +18,10 @@ from krepro.studies.verdicts import (
     REPRODUCED,
     Section,
     claim_verdict,
+    paper_reference,
 )
 
-__all__ = ["illustration_section", "ridge_section"]
+__all__ = ["illustration_section", "summary"]
 
 PAPER = "oblivious"
 
@@ -39,7 +44,7 @@ def illustration_section(summary, reference, *, scale):
     ----------
     summary : pandas.DataFrame
         ``tables/illustration.csv``
-        (:func:`krepro.experiments.illustration.dependence_summary`).
+        (:func:`krepro.studies.illustration.run.dependence_summary`).
     reference : mapping
         ``oblivious.illustration`` of ``config/paper_reference.yaml``.
     scale : str
@@ -146,3 +151,15 @@ def illustration_section(summary, reference, *, scale):
         intro=("Figure: `figures/oblivious_fig2.png`; table: `tables/illustration.csv`."),
         body=markdown_table(summary),
     )
+
+
+def summary(job, log):
+    """Job ``illustration_summary``: Fig. 2 from the sampled points, and the verdicts on the
+    dependence on S of h(X) and of ⟨h, Z⟩."""
+    plot_illustration(pd.read_csv(job.input.points), job.output.figure)
+
+    reference = paper_reference(job.input.reference, "oblivious", "illustration")
+    section = illustration_section(
+        pd.read_csv(job.input.summary), reference, scale=job.params.scale
+    )
+    write_section(section, job.output.json, job.output.md)

@@ -1,24 +1,23 @@
-"""Fig. 3 and verdicts of the synthetic students experiment (oblivious data, §7.1).
+"""Paper vs reproduced for the synthetic students experiment (oblivious data, §7.1, Fig. 3):
+the verdicts, the report section and the summary job.
 
-Readings are ``<generator>/<C selection>``; exactly one is primary. Shared helpers (the
-one-class guard, method styles) live in :mod:`krepro.report.fairness`.
+Readings are ``<generator>/<C selection>``; exactly one is primary, and readings are never
+merged. A classifier that predicts (nearly) one class makes its claims inconclusive
+(:mod:`krepro.studies.adult.one_class`, shared with the Adult verdicts).
 """
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
-import seaborn as sns
+import pandas as pd
 
-from krepro.experiments.students import METHOD_LABELS as STUDENT_LABELS
-from krepro.experiments.students import METHODS as STUDENT_METHODS
-from krepro.report.fairness import (
-    PAPER,
-    STUDENT_STYLE,
-    _degenerate_note,
-)
 from krepro.stats import mean_se
-from krepro.studies.figures import save_figure
+from krepro.studies.adult.one_class import degenerate_note
+from krepro.studies.render import write_section
+from krepro.studies.students.figures import plot_students, reading_runs
+from krepro.studies.students.run import METHOD_LABELS as STUDENT_LABELS
+from krepro.studies.students.run import METHODS as STUDENT_METHODS
+from krepro.studies.students.run import aggregate, tidy
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
@@ -27,14 +26,13 @@ from krepro.studies.verdicts import (
     REPRODUCED,
     Section,
     claim_verdict,
+    paper_reference,
 )
+from krepro.workflow.records import atomic_write_text, read_records
 
-__all__ = ["plot_students", "students_section", "students_verdicts"]
+__all__ = ["students_section", "students_verdicts", "summary"]
 
-
-def _reading_runs(runs, reading):
-    variant, c_selection = reading.split("/", 1)
-    return runs[(runs["variant"] == variant) & (runs["c_selection"] == c_selection)]
+PAPER = "oblivious"
 
 
 def _readings(frame):
@@ -42,58 +40,11 @@ def _readings(frame):
     return [f"{v}/{c}" for v, c in dict.fromkeys(pairs)]
 
 
-def plot_students(runs, table, path, readings):
-    """Fig. 3: error vs e_β (observed labels; true labels), one row per reading.
-
-    Legend labels carry each method's mean positive rate (a classifier that predicts one
-    class sits at e_β = 0); legends are drawn beside the panels, off the data.
-    """
-    sns.set_theme(style="whitegrid", context="paper")
-    fig, axes = plt.subplots(len(readings), 2, figsize=(11, 3.6 * len(readings)), squeeze=False)
-    for r, reading in enumerate(readings):
-        part_runs, part_table = _reading_runs(runs, reading), _reading_runs(table, reading)
-        for c, (metric, title) in enumerate(
-            (("error_observed", "observed labels"), ("error_true", "true labels"))
-        ):
-            ax = axes[r, c]
-            for method in STUDENT_METHODS:
-                style = STUDENT_STYLE[method]
-                points = part_runs[part_runs["method"] == method]
-                ax.scatter(points["beta"], points[metric], s=14, alpha=0.35, **style)
-                mean = part_table[part_table["method"] == method]
-                if mean.empty:
-                    continue
-                ax.errorbar(
-                    mean["beta_mean"],
-                    mean[f"{metric}_mean"],
-                    xerr=mean["beta_sd"],
-                    yerr=mean[f"{metric}_sd"],
-                    ms=9,
-                    mec="black",
-                    capsize=3,
-                    label=(
-                        f"{STUDENT_LABELS[method]} (positive rate"
-                        f" {mean['positive_rate_mean'].iloc[0]:.2f})"
-                    ),
-                    **style,
-                )
-            ax.set_xlabel("e_β dependence between prediction and S")
-            ax.set_ylabel(f"error w.r.t. {title}")
-            ax.set_title(f"({'ab'[c]}) {title}, reading {reading}")
-            ax.set_xlim(-0.05, 1.05)
-        axes[r, 1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False)
-    fig.suptitle("Synthetic students: error vs dependence on S (cf. paper Fig. 3)", y=1.0)
-    fig.tight_layout()
-    save_figure(fig, path)
-
-
-
-
 class _StudentsReading:
     """Runs of one (generator, C selection) reading and the verdict factory of that reading."""
 
     def __init__(self, runs, reference, reading, *, primary, c_selection, scale):
-        self.runs = _reading_runs(runs, reading)
+        self.runs = reading_runs(runs, reading)
         self.reference = reference
         self.name = reading
         self.primary = primary
@@ -128,7 +79,7 @@ class _StudentsReading:
         )
 
     def verdict(self, claim_id, verdict, detail, **values):
-        note = _degenerate_note(self.rates(), self.reference["min_class_share"])
+        note = degenerate_note(self.rates(), self.reference["min_class_share"])
         detail = f"Reading {self.name}: {detail} Mean positive rates: {self.positive_rates()}."
         if note:
             verdict, detail = INCONCLUSIVE, f"{detail} {note}"
@@ -317,3 +268,29 @@ def students_section(table, runs, reference, *, primary_reading, c_selections, s
         verdicts=verdicts,
         body="\n".join(body),
     )
+
+
+def summary(job, log):
+    """Job ``students_summary``: tidy run table, mean ± sd table, Fig. 3 (error vs e_β,
+    observed and true labels) and the verdicts, one per reading.
+
+    The figure and the verdicts each read the tables back from the files just written, as
+    separate jobs would.
+    """
+    out, params = job.output, job.params
+    runs = tidy(read_records(job.input.runs))
+    atomic_write_text(out.runs, runs.to_csv(index=False))
+    atomic_write_text(out.table, aggregate(runs).to_csv(index=False))
+
+    plot_students(pd.read_csv(out.runs), pd.read_csv(out.table), out.figure, params.readings)
+
+    reference = paper_reference(job.input.reference, "oblivious", "students")
+    section = students_section(
+        pd.read_csv(out.table),
+        pd.read_csv(out.runs),
+        reference,
+        primary_reading=params.primary_reading,
+        c_selections=params.c_selections,
+        scale=params.scale,
+    )
+    write_section(section, out.json, out.md)

@@ -12,16 +12,17 @@ matrices are computed once per γ and sliced per fold (as ``GridSearchCV`` does 
 precomputed kernel).
 
 Methods (``METHODS``): the SVM (``sklearn.svm.SVC``), linear FERM in closed form
-(:class:`~krepro.fairness.ferm.LinearFERM`), kernel FERM (:class:`~krepro.fairness.ferm.FERMClassifier`; linear
-and RBF kernels) in the formulation the paper ran, Donini et al.'s eq. (14)
-(``formulation="donini"``), and, beyond the paper, the exact dual of the same constrained
-primal (``formulation="exact"``, ``ferm_rbf_exact``, ``ferm_linear_exact``; never a higher
-primal objective), the oblivious SVM (``SVC(kernel="precomputed")`` on the oblivious Gram of
-:class:`~krepro.fairness.oblivious.ObliviousKernel`) and the M-oblivious SVM (SVM on the plain kernel,
-applied to oblivious test features). The paper does not describe its oblivious SVM on Adult;
-this is a reconstruction: S = 1{male}; the first half of the
-training rows are the learner's points, the second half estimate the conditional means;
-gender removed from the oblivious SVM's input (``oblivious_drop_sensitive``).
+(:class:`~krepro.fairness.ferm.LinearFERM`), kernel FERM
+(:class:`~krepro.fairness.ferm.FERMClassifier`; linear and RBF kernels) in the formulation the
+paper ran, Donini et al.'s eq. (14) (``formulation="donini"``), and, beyond the paper, the
+exact dual of the same constrained primal (``formulation="exact"``, ``ferm_rbf_exact``,
+``ferm_linear_exact``; never a higher primal objective), the oblivious SVM
+(``SVC(kernel="precomputed")`` on the oblivious Gram of
+:class:`~krepro.fairness.oblivious.ObliviousKernel`) and the M-oblivious SVM (SVM on the plain
+kernel, applied to oblivious test features). The paper does not describe its oblivious SVM on
+Adult; this is a reconstruction: S = 1{male}; the first half of the training rows are the
+learner's points, the second half estimate the conditional means; gender removed from the
+oblivious SVM's input (``oblivious_drop_sensitive``).
 """
 
 from __future__ import annotations
@@ -32,15 +33,18 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 
+from krepro.data.adult import load_adult
 from krepro.fairness.ferm import FERMClassifier, LinearFERM
-from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
 from krepro.fairness.oblivious import ObliviousKernel
+from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
+from krepro.workflow.records import write_records
 
 __all__ = [
     "FERM_FORMULATIONS",
     "METHODS",
     "METHOD_LABELS",
     "cross_validated_choice",
+    "fit",
     "grid_candidates",
     "run_method",
 ]
@@ -207,3 +211,29 @@ def run_method(split, method, *, grid, grid_name, n_folds, options):
         "wall_seconds": time.perf_counter() - start_wall,
         "cpu_seconds": time.process_time() - start_cpu,
     }
+
+
+def fit(job, log):
+    """Job ``adult_fit``: every Table-1 method for one Adult (protocol, grid) → run records."""
+    params, wildcards = job.params, job.wildcards
+    split = load_adult(
+        job.input.data,
+        job.input.test,
+        wildcards.adult_protocol,
+        n_train=params.n_train_corrected,
+    )
+    records = []
+    for method in params.methods:
+        record = run_method(
+            split,
+            method,
+            grid=params.grid,
+            grid_name=wildcards.adult_grid,
+            n_folds=params.n_folds,
+            options=params.options,
+        )
+        log.info(
+            "%s: %.1f s, test error %.3f", method, record["wall_seconds"], record["test_error"]
+        )
+        records.append(record)
+    write_records(job.output[0], records, rule=job.rule, wildcards=dict(wildcards))

@@ -10,9 +10,10 @@ oblivious features' conditional means, and a test sample (n = 1000), from
   or of [X, S] (authors' code; identical for a linear kernel). Solver (:data:`SOLVERS`, config
   ``students.c_selections.<reading>.solver``): libsvm (``"libsvm"``, the authors' code) or the
   same problem solved exactly (``"exact"``): the Gram matrix has rank ≤ d + 1, so
-  :class:`~krepro.fairness.linear_svc.LinearHingeSVC` on its factor (:func:`~krepro.fairness.linear_svc.gram_factor`)
-  solves it in milliseconds. At the authors' C = 2¹⁶…2¹⁹ libsvm needs tens of millions of
-  SMO iterations per fit (> 8 CPU-minutes per draw) and stops well above the optimum.
+  :class:`~krepro.fairness.linear_svc.LinearHingeSVC` on its factor
+  (:func:`~krepro.fairness.linear_svc.gram_factor`) solves it in milliseconds. At the
+  authors' C = 2¹⁶…2¹⁹ libsvm needs tens of millions of SMO iterations per fit (> 8
+  CPU-minutes per draw) and stops well above the optimum.
 
 The SVM and FERM see S as a feature, as on Adult (the paper's Fig. 3 shows FERM with a clearly
 non-zero dependence, which a 1-d input would not allow: linear FERM on X alone can only
@@ -39,12 +40,13 @@ import pandas as pd
 from sklearn.svm import SVC
 
 from krepro.data.students import students_sample
-from krepro.experiments.adult import cross_validated_choice
 from krepro.fairness.ferm import LinearFERM
 from krepro.fairness.linear_svc import LinearHingeSVC, gram_factor
-from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
 from krepro.fairness.oblivious import ObliviousKernel
+from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
 from krepro.seeding import generator
+from krepro.studies.adult.run import cross_validated_choice
+from krepro.workflow.records import write_records
 
 __all__ = [
     "C_RULES",
@@ -52,6 +54,7 @@ __all__ = [
     "METHOD_LABELS",
     "SOLVERS",
     "aggregate",
+    "fit",
     "method_selection",
     "run_repetition",
     "run_variant",
@@ -353,3 +356,25 @@ def aggregate(runs):
         row["n_reps"] = len(group)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def fit(job, log):
+    """Job ``students_fit``: every repetition of one reading (generator variant × C selection)
+    → run records."""
+    params, wildcards = job.params, job.wildcards
+    reading = params.c_selections[wildcards.students_c_selection]
+    records = run_variant(
+        seed=params.seed,
+        variant=wildcards.students_variant,
+        variant_params=params.variant_params,
+        sizes=params.sizes,
+        n_repetitions=params.n_repetitions,
+        selection=method_selection(
+            params.c_selections, wildcards.students_c_selection, params.primary_c_selection
+        ),
+        n_folds=params.n_folds,
+        c_selection=wildcards.students_c_selection,
+        oblivious_solver=reading.get("solver", "libsvm"),
+    )
+    log.info("%d records", len(records))
+    write_records(job.output[0], records, rule=job.rule, wildcards=dict(wildcards))

@@ -12,12 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean
 from krepro.data.synthetic import ILLUSTRATION_SETTINGS, illustration_sample
+from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean
 from krepro.metrics import distance_correlation_test
 from krepro.seeding import generator
+from krepro.workflow.records import atomic_write_text
 
-__all__ = ["dependence_summary", "run"]
+__all__ = ["dependence_summary", "run", "sample"]
 
 
 def run(*, seed, n_points, n_estimation, cells_per_axis):
@@ -106,3 +107,13 @@ def dependence_summary(frame, *, seed, n_permutations, n_bins=20):
                 }
             )
     return pd.DataFrame(rows)
+
+
+def sample(job, log):
+    """Job ``illustration_sample``: the points of Fig. 2 and their dependence on S."""
+    settings = dict(job.params.settings)
+    n_permutations = settings.pop("n_permutations")
+    points = run(seed=job.params.seed, **settings)
+    atomic_write_text(job.output.points, points.to_csv(index=False))
+    summary = dependence_summary(points, seed=job.params.seed, n_permutations=n_permutations)
+    atomic_write_text(job.output.summary, summary.to_csv(index=False))

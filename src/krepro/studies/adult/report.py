@@ -1,25 +1,29 @@
-"""Table 1 and verdicts of the Adult experiment (§7.1), and helpers shared with the students
-experiment (:mod:`krepro.report.students`).
+"""Paper vs reproduced for the Adult experiment (§7.1, Table 1): the verdicts, the report
+section and the summary job.
 
-Reads only the aggregate tables (``tables/students.csv``, ``adult_table1.csv``) and
-the tidy run tables; the paper's numbers and every threshold come from
-``config/paper_reference.yaml``. Each experiment returns a
-:class:`~krepro.studies.verdicts.Section` with one :class:`~krepro.studies.verdicts.Verdict` per
-(claim, reading): students readings are ``<generator>/<C selection>``, Adult readings
-``<protocol>/<grid>``; exactly one reading is primary, and readings are never merged.
-
-A classifier that predicts (nearly) one class has e_β = DEO = 0 whatever it learned: every
-claim whose classifiers include one (rarer predicted class below ``min_class_share``) is
-*inconclusive*, with the positive rates in the detail.
+Reads only Table 1 (``tables/adult_table1.csv``); the paper's numbers and every threshold
+come from ``config/paper_reference.yaml``. The section has one
+:class:`~krepro.studies.verdicts.Verdict` per (claim, ``<protocol>/<grid>`` reading); exactly
+one reading is primary, and readings are never merged. A classifier that predicts (nearly)
+one class makes its claims inconclusive (:mod:`krepro.studies.adult.one_class`).
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from krepro.experiments.adult import METHOD_LABELS as ADULT_LABELS
-from krepro.experiments.adult import METHODS as ADULT_METHODS
+from krepro.studies.adult.one_class import degenerate_note
+from krepro.studies.adult.run import METHOD_LABELS as ADULT_LABELS
+from krepro.studies.adult.run import METHODS as ADULT_METHODS
+from krepro.studies.adult.tables import (
+    BASELINE,
+    adult_table1,
+    adult_table1_latex,
+    adult_table1_markdown,
+    display_table,
+    hyperparameters,
+)
+from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
@@ -28,147 +32,13 @@ from krepro.studies.verdicts import (
     REPRODUCED,
     Section,
     claim_verdict,
+    paper_reference,
 )
+from krepro.workflow.records import atomic_write_text, read_records
 
-__all__ = [
-    "adult_section",
-    "adult_table1",
-    "adult_table1_latex",
-    "adult_table1_markdown",
-]
+__all__ = ["adult_section", "adult_verdicts", "summary"]
 
-STUDENT_STYLE = {
-    "linear_svm": {"color": "#1b9e77", "marker": "o"},
-    "linear_ferm": {"color": "#d95f02", "marker": "s"},
-    "oblivious_svm": {"color": "#7570b3", "marker": "^"},
-}
-# Baseline of the relative e_β: the SVM with the same kernel (Table 1).
-_BASELINE = {"linear": "svm_linear", "rbf": "svm_rbf"}
 PAPER = "oblivious"
-
-
-def _minority_share(positive_rate):
-    """Share of the rarer predicted class."""
-    return np.minimum(positive_rate, 1.0 - positive_rate)
-
-
-def _degenerate_note(rates, min_share):
-    """Reason text when some classifier predicts (nearly) one class, else ``""``.
-
-    ``rates`` maps a label to the positive rates of its repetitions.
-    """
-    bad = []
-    for label, values in rates.items():
-        values = np.asarray(values, dtype=float)
-        n_bad = int(np.sum(_minority_share(values) < min_share))
-        if n_bad:
-            bad.append(
-                f"{label} predicts (nearly) one class in {n_bad} of {len(values)} repetition(s)"
-                f" (positive rate {np.mean(values):.3f})"
-            )
-    if not bad:
-        return ""
-    return (
-        "; ".join(bad)
-        + f" — its rarer class is below {min_share:g} of the test predictions, so its e_β and"
-        " DEO are ~0 whatever it learned and cannot support a fairness claim."
-    )
-
-
-# -- Adult -------------------------------------------------------------------------------
-
-
-def adult_table1(runs):
-    """Table 1 per (protocol, grid): MPE, DEO, e_β, relative e_β (%), positive rate, C, γ."""
-    rows = []
-    order = {m: k for k, m in enumerate(ADULT_METHODS)}
-    for (protocol, grid), group in runs.groupby(["protocol", "grid"], sort=True):
-        by_method = group.set_index("method")
-        for method, row in by_method.iterrows():
-            baseline = _BASELINE[row["kernel"]]
-            base = by_method["beta"].get(baseline, np.nan)
-            rows.append(
-                {
-                    "protocol": protocol,
-                    "grid": grid,
-                    "method": method,
-                    "algorithm": ADULT_LABELS[method],
-                    "mean_prediction_error": row["test_error"],
-                    "deo": row["deo"],
-                    "beta": row["beta"],
-                    "relative_beta_percent": 100 * row["beta"] / base if base else np.nan,
-                    "positive_rate": row.get("positive_rate", np.nan),
-                    "C": row["C"],
-                    "gamma": row["gamma"],
-                    "cv_accuracy": row["cv_accuracy"],
-                    "n_train": row["n_train"],
-                    "n_test": row["n_test"],
-                }
-            )
-    table = pd.DataFrame(rows)
-    protocol_order = {"reference": 0, "corrected": 1}
-    return table.sort_values(
-        ["protocol", "grid", "method"],
-        key=lambda c: (
-            c.map(order)
-            if c.name == "method"
-            else c.map(protocol_order)
-            if c.name == "protocol"
-            else c
-        ),
-        kind="stable",
-    ).reset_index(drop=True)
-
-
-def _display(table):
-    columns = {
-        "algorithm": "Algorithm",
-        "mean_prediction_error": "Mean Prediction Error",
-        "deo": "DEO",
-        "beta": "e_β-Dependence",
-        "relative_beta_percent": "Relative e_β (%)",
-        "positive_rate": "Positive rate",
-    }
-    shown = table[list(columns)].rename(columns=columns)
-    selected = [_selected(c, g) for c, g in zip(table["C"], table["gamma"], strict=True)]
-    return shown.assign(**{"selected": selected})
-
-
-def _selected(C, gamma):
-    return f"C = {C:g}" + ("" if pd.isna(gamma) else f", γ = {gamma:g}")
-
-
-def adult_table1_markdown(table):
-    """One Markdown table per (protocol, grid), laid out like the paper's Table 1."""
-    out = []
-    for (protocol, grid), part in table.groupby(["protocol", "grid"], sort=False):
-        out += [f"### Adult, protocol {protocol}, grid {grid}", ""]
-        shown = _display(part)
-        shown["Relative e_β (%)"] = shown["Relative e_β (%)"].round(0)
-        out += [markdown_table(shown), ""]
-    return "\n".join(out)
-
-
-def adult_table1_latex(table):
-    """A LaTeX ``tabular`` per (protocol, grid) (booktabs), two decimals as in the paper."""
-    out = []
-    for (protocol, grid), part in table.groupby(["protocol", "grid"], sort=False):
-        out += [
-            f"% Adult, protocol {protocol}, grid {grid}",
-            r"\begin{tabular}{lrrrrr}",
-            r"\toprule",
-            r"Algorithm & Mean Prediction Error & DEO & $e_\beta$-Dependence & "
-            r"Relative $e_\beta$ & Positive rate \\",
-            r"\midrule",
-        ]
-        for row in part.itertuples(index=False):
-            out.append(
-                f"{row.algorithm} & {row.mean_prediction_error:.2f} & {row.deo:.2f} & "
-                f"{row.beta:.2f} & {row.relative_beta_percent:.0f}\\% & "
-                f"{row.positive_rate:.2f} \\\\"
-            )
-        out += [r"\bottomrule", r"\end{tabular}", ""]
-    return "\n".join(out)
 
 
 def _close(ours, paper, tolerance):
@@ -245,7 +115,7 @@ def _adult_row_verdicts(reading, reference):
     out = []
     for claim_id, claim in reference["claims"].items():
         method = claim.get("method")
-        if method is None or not reading.has(method, _BASELINE[ADULT_METHODS[method][1]]):
+        if method is None or not reading.has(method, BASELINE[ADULT_METHODS[method][1]]):
             continue
         entry, ours = entries[method], reading.rows.loc[method]
         checks = {
@@ -261,12 +131,12 @@ def _adult_row_verdicts(reading, reference):
         missed = [name for name, hit in checks.items() if not hit]
         detail = (
             f"{ADULT_LABELS[method]} error / DEO / e_β / relative e_β = {_ours(ours)}"
-            f" (paper {_triple(entry)}; selected {_selected(ours['C'], ours['gamma'])});"
+            f" (paper {_triple(entry)}; selected {hyperparameters(ours['C'], ours['gamma'])});"
             " positive rate"
             f" {ours['positive_rate']:.3f}. {hits}/4 within tolerance"
             + (f" (off: {', '.join(missed)})." if missed else ".")
         )
-        note = _degenerate_note(reading.rates([method]), reference["min_class_share"])
+        note = degenerate_note(reading.rates([method]), reference["min_class_share"])
         if note:
             verdict, detail = INCONCLUSIVE, f"{detail} {note}"
         out.append(
@@ -314,7 +184,7 @@ def _reduces_beta(reading, reference):
         detail += " The direction holds; the magnitude or the error increase does not."
     else:
         verdict = NOT_REPRODUCED
-    note = _degenerate_note(reading.rates(methods), reference["min_class_share"])
+    note = degenerate_note(reading.rates(methods), reference["min_class_share"])
     if note:
         verdict, detail = INCONCLUSIVE, f"{detail} {note}"
     measured = ", ".join(
@@ -354,7 +224,7 @@ def _lowest_deo(reading, reference, claim_id, winner, methods):
         f" (DEOs within {margin:g} count as tied: partly reproduced). Positive rates:"
         f" {reading.positive_rates(methods)}."
     )
-    note = _degenerate_note(reading.rates(methods), reference["min_class_share"])
+    note = degenerate_note(reading.rates(methods), reference["min_class_share"])
     if note:
         verdict, detail = INCONCLUSIVE, f"{detail} {note}"
     return [
@@ -483,7 +353,7 @@ def adult_section(table, reference, *, primary_protocol, primary_grid, scale):
             " M-oblivious: the plain-kernel SVM applied to oblivious test features.",
             "",
         ]
-        shown = extras[["protocol", "grid"]].join(_display(extras))
+        shown = extras[["protocol", "grid"]].join(display_table(extras))
         shown["Relative e_β (%)"] = shown["Relative e_β (%)"].round(0)
         body.append(markdown_table(shown))
     return Section(
@@ -495,4 +365,26 @@ def adult_section(table, reference, *, primary_protocol, primary_grid, scale):
     )
 
 
-# -- Students ----------------------------------------------------------------------------
+def summary(job, log):
+    """Job ``adult_summary``: tidy run table, Table 1 (.csv, .md, .tex) and the verdicts, one
+    per (protocol, grid) reading.
+
+    The verdicts read Table 1 back from the file just written, as a separate job would.
+    """
+    out, params = job.output, job.params
+    runs = pd.DataFrame.from_records(read_records(job.input.runs)).drop(columns="params")
+    atomic_write_text(out.runs, runs.to_csv(index=False))
+    table = adult_table1(runs)
+    atomic_write_text(out.table, table.to_csv(index=False))
+    atomic_write_text(out.markdown, adult_table1_markdown(table))
+    atomic_write_text(out.latex, adult_table1_latex(table))
+
+    reference = paper_reference(job.input.reference, "oblivious", "adult")
+    section = adult_section(
+        pd.read_csv(out.table),
+        reference,
+        primary_protocol=params.primary_protocol,
+        primary_grid=params.primary_grid,
+        scale=params.scale,
+    )
+    write_section(section, out.json, out.md)

@@ -1,0 +1,29 @@
+"""Oblivious data §7.1, Table 1: UCI Adult (gender); SVM, FERM and oblivious SVM, linear and
+RBF.
+
+:mod:`.run` selects, refits and scores every method of one (protocol, grid) (job ``fit``),
+:mod:`.tables` builds Table 1, :mod:`.report` checks the paper's claims and writes the
+section (job ``summary``); :mod:`.one_class` holds the one-class guard that the students
+verdicts share.
+"""
+
+from krepro.studies.study import PAPERS, Study
+
+STUDY = Study(
+    name="adult",
+    paper=PAPERS["oblivious"],
+    order=30,
+    summary=(
+        "Oblivious data §7.1, Table 1: UCI Adult (gender); SVM, FERM and oblivious SVM,"
+        " linear and RBF."
+    ),
+    outputs=(
+        "tables/adult_table1.csv",
+        "tables/adult_table1.md",
+        "tables/adult_table1.tex",
+        "report/adult.md",
+        "report/adult.json",
+    ),
+    run_time=("40 s", "3 min"),
+    jobs={"fit": "run:fit", "summary": "report:summary"},
+)

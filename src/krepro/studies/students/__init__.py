@@ -1,0 +1,26 @@
+"""Oblivious data §7.1, Fig. 3: synthetic students; linear SVM, linear FERM and oblivious SVM.
+
+:mod:`.run` draws the samples and fits every method of one reading (job ``fit``),
+:mod:`.report` aggregates, checks the paper's claims and writes the section (job
+``summary``), :mod:`.figures` draws Fig. 3.
+"""
+
+from krepro.studies.study import PAPERS, Study
+
+STUDY = Study(
+    name="students",
+    paper=PAPERS["oblivious"],
+    order=20,
+    summary=(
+        "Oblivious data §7.1, Fig. 3: synthetic students; linear SVM, linear FERM and"
+        " oblivious SVM."
+    ),
+    outputs=(
+        "tables/students.csv",
+        "figures/oblivious_fig3.png",
+        "report/students.md",
+        "report/students.json",
+    ),
+    run_time=("10 s", "20 s"),
+    jobs={"fit": "run:fit", "summary": "report:summary"},
+)
