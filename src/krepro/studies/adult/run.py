@@ -30,22 +30,20 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 
 from krepro.data.adult import load_adult
 from krepro.fairness.ferm import FERMClassifier, LinearFERM
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
+from krepro.studies.adult.selection import cross_validated_choice, grid_candidates
 from krepro.workflow.records import write_records
 
 __all__ = [
     "FERM_FORMULATIONS",
     "METHODS",
     "METHOD_LABELS",
-    "cross_validated_choice",
     "fit",
-    "grid_candidates",
     "run_method",
 ]
 
@@ -67,31 +65,6 @@ METHOD_LABELS = {name: spec[0] for name, spec in METHODS.items()}
 # FERMClassifier formulation of each kernel-FERM family: the paper's Table 1 ran Donini et
 # al.'s eq. (14); the exact dual of the same primal is an extension.
 FERM_FORMULATIONS = {"ferm": "donini", "ferm_exact": "exact"}
-
-
-def grid_candidates(grid, kernel):
-    """(C, γ) pairs in ``GridSearchCV`` order (C outer, γ inner); γ is None for linear."""
-    gammas = grid["gamma"] if kernel == "rbf" else [None]
-    return [(float(C), None if g is None else float(g)) for C in grid["C"] for g in gammas]
-
-
-def cross_validated_choice(candidates, fit_predict, y, n_folds, shuffle_seed=None):
-    """The candidate with the best mean fold accuracy (first one on ties, as GridSearchCV).
-
-    ``fit_predict(candidate, train_rows, validation_rows)`` returns predictions for the
-    validation rows. Folds are ``StratifiedKFold(n_folds)`` in row order (GridSearchCV's
-    default) or shuffled with ``shuffle_seed``. Returns (best candidate, its mean accuracy,
-    all mean accuracies).
-    """
-    shuffle = shuffle_seed is not None
-    splitter = StratifiedKFold(n_folds, shuffle=shuffle, random_state=shuffle_seed)
-    folds = list(splitter.split(np.zeros(len(y)), y))
-    scores = []
-    for candidate in candidates:
-        accuracy = [np.mean(fit_predict(candidate, tr, va) == y[va]) for tr, va in folds]
-        scores.append(float(np.mean(accuracy)))
-    best = int(np.argmax(scores))
-    return candidates[best], scores[best], scores
 
 
 def _estimator(family, kernel, C, gamma, options):

@@ -45,7 +45,7 @@ from krepro.fairness.linear_svc import LinearHingeSVC, gram_factor
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
 from krepro.seeding import generator
-from krepro.studies.adult.run import cross_validated_choice
+from krepro.studies.adult.selection import cross_validated_choice
 from krepro.workflow.records import write_records
 
 __all__ = [
