@@ -1,4 +1,4 @@
-r"""Tables of the ``cme`` study: the λ table (means over repetitions, with the λ selected per
+"""Tables of the ``cme`` study: the λ table (means over repetitions, with the λ selected per
 output kernel) and the claims table, the measured quantities each claim's check reads.
 """
 
