@@ -6,13 +6,10 @@ import pytest
 import yaml
 
 from krepro.data.adult import AdultSplit
-from krepro.experiments.adult_full import (
-    METHODS,
-    run_full_method,
-    run_sweep,
-    select_hyperparameters,
-)
-from krepro.report.adult_full import adult_full_section, adult_full_table, sweep_table
+from krepro.studies.adult_full.report import adult_full_section
+from krepro.studies.adult_full.run import METHODS, run_full_method, select_hyperparameters
+from krepro.studies.adult_full.sweep import run_sweep
+from krepro.studies.adult_full.tables import adult_full_table, sweep_table
 from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
 
 REFERENCE = "config/paper_reference.yaml"

@@ -15,10 +15,11 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krepro.cme import CMEConditionalMean, ConditionalMeanEmbedding
 from krepro.data import cme_law as law
-from krepro.experiments import cme as experiment
 from krepro.fairness.oblivious import ObliviousKernel
-from krepro.report import cme as report
 from krepro.fairness.ridge import ObliviousRidge
+from krepro.studies.cme import figures, report
+from krepro.studies.cme import run as experiment
+from krepro.studies.cme.tables import CLAIM_QUANTITIES
 
 GAMMA, COEF0 = 0.7, 1.3
 OUT_GAMMA, OUT_COEF0 = 0.4, 0.8
@@ -567,13 +568,13 @@ def test_verdicts_react_to_the_measurements(default_results):
 def test_claims_table_lists_every_quantity_the_checks_read(default_results):
     claims = default_results["claims"]
     assert not claims.duplicated(["claim", "quantity"]).any()
-    read = {(c, q) for c, q, _, _ in experiment.CLAIM_QUANTITIES}
+    read = {(c, q) for c, q, _, _ in CLAIM_QUANTITIES}
     assert read <= set(zip(claims["claim"], claims["quantity"], strict=True))
 
 
 def test_plot_cme_writes_png_atomically(default_results, tmp_path):
     path = tmp_path / "figures" / "cme.png"
     r = default_results
-    report.plot_cme(r["table"], r["sample"], r["query"], r["curves"], r["weights"], path)
+    figures.plot_cme(r["table"], r["sample"], r["query"], r["curves"], r["weights"], path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert [p.name for p in path.parent.iterdir()] == ["cme.png"]  # no temporary left behind

@@ -7,7 +7,13 @@ from scipy import linalg
 
 from krepro.cme.embedding import CMEConditionalMean, _range_eigenpairs
 from krepro.data.synthetic import ridge_sample
-from krepro.experiments.cme_oblivious import (
+from krepro.fairness.oblivious import ObliviousKernel
+from krepro.kernels import gram
+from krepro.metrics import _hsic_grams, hsic
+from krepro.seeding import generator
+from krepro.studies.cme_oblivious.figures import plot_cme_oblivious
+from krepro.studies.cme_oblivious.report import cme_oblivious_section, cme_oblivious_verdicts
+from krepro.studies.cme_oblivious.run import (
     ESTIMATORS,
     _oblivious_kernel,
     aggregate,
@@ -15,15 +21,6 @@ from krepro.experiments.cme_oblivious import (
     tidy,
 )
 from krepro.studies.ridge.run import METHODS, draw_samples, fit_and_score
-from krepro.kernels import gram
-from krepro.metrics import _hsic_grams, hsic
-from krepro.fairness.oblivious import ObliviousKernel
-from krepro.report.cme_oblivious import (
-    cme_oblivious_section,
-    cme_oblivious_verdicts,
-    plot_cme_oblivious,
-)
-from krepro.seeding import generator
 
 
 def test_gcv_scores_match_the_explicit_hat_matrix_formula():

@@ -1,7 +1,4 @@
-"""Adult at full scale on explicit kernel features, beside fairlearn (adult_full).
-
-Targets: adult_full.
-"""
+"""Adult at full scale on explicit kernel features, beside fairlearn (target: adult_full)."""
 
 ADULT_FULL = config["adult_full"]
 ADULT_FULL_SETTINGS = {
@@ -40,9 +37,10 @@ rule adult_full_select:
         grid=ADULT_FULL["grid"],
         validation_fraction=ADULT_FULL["validation_fraction"],
         settings=ADULT_FULL_SETTINGS,
-        code=script_code("adult_full_select.py"),
+        entry=job_entry("adult_full", "select"),
+        code=job_code("adult_full", "select"),
     script:
-        "../scripts/adult_full_select.py"
+        STUDY_JOB_SCRIPT
 
 
 rule adult_full_fit:
@@ -64,9 +62,10 @@ rule adult_full_fit:
     params:
         seed=config["seed"],
         settings=ADULT_FULL_SETTINGS,
-        code=script_code("adult_full_fit.py"),
+        entry=job_entry("adult_full", "fit"),
+        code=job_code("adult_full", "fit"),
     script:
-        "../scripts/adult_full_fit.py"
+        STUDY_JOB_SCRIPT
 
 
 rule adult_full_sweep:
@@ -86,13 +85,15 @@ rule adult_full_sweep:
     params:
         seed=config["seed"],
         sweep=ADULT_FULL["sweep"],
-        code=script_code("adult_full_sweep.py"),
+        entry=job_entry("adult_full", "sweep"),
+        code=job_code("adult_full", "sweep"),
     script:
-        "../scripts/adult_full_sweep.py"
+        STUDY_JOB_SCRIPT
 
 
 # Tables, figure and report section in one job (each well under a second).
 rule adult_full_summary:
+    localrule: True
     input:
         runs=expand(
             results("adult_full/runs/{adult_full_method}.json"),
@@ -132,22 +133,7 @@ rule adult_full_summary:
     params:
         settings=ADULT_FULL,
         scale=config["scale"],
-        code=script_code("adult_full_summary.py"),
+        entry=job_entry("adult_full", "summary"),
+        code=job_code("adult_full", "summary"),
     script:
-        "../scripts/adult_full_summary.py"
-
-
-rule adult_full:
-    """Extension of Oblivious data Table 1: RBF methods on explicit Nyström features on all of
-    Adult, beside fairlearn's CorrelationRemover, ExponentiatedGradient and ThresholdOptimizer.
-
-    Outputs: results/tables/adult_full.csv (+ .md), results/tables/adult_full_sweep.csv,
-    results/figures/adult_full.png, results/report/adult_full.md.
-    Run time on 2 cores: quick 30 s, paper 2.5 min.
-    """
-    input:
-        results("tables/adult_full.csv"),
-        results("tables/adult_full.md"),
-        results("tables/adult_full_sweep.csv"),
-        results("figures/adult_full.png"),
-        results("report/adult_full.md"),
+        STUDY_JOB_SCRIPT

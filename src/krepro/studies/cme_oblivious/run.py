@@ -14,10 +14,13 @@ bandwidths; :func:`krepro.metrics.hsic_test`) with its permutation p-value, and 
 correlation of the predictions with :math:`\frac1d\lVert S\rVert^2`.
 
 KRR does not use S: per repetition its Gram matrices and its λ path (one eigendecomposition,
-:func:`krepro.fairness.ridge.ridge_path`) are computed once and shared by both estimators; M-ORR reuses
-that path with the oblivious cross products of each estimator. The numbers equal those of
-:func:`krepro.studies.ridge.run.fit_and_score` run per estimator
+:func:`krepro.fairness.ridge.ridge_path`) are computed once and shared by both estimators;
+M-ORR reuses that path with the oblivious cross products of each estimator. The numbers equal
+those of :func:`krepro.studies.ridge.run.fit_and_score` run per estimator
 (``tests/test_cme_oblivious.py`` keeps that computation as the reference).
+
+Job ``fit`` runs every γ and repetition of one (d, experiment) setting; :func:`tidy` and
+:func:`aggregate` make the run table and the aggregate table of the summary job.
 """
 
 from __future__ import annotations
@@ -28,14 +31,15 @@ import numpy as np
 import pandas as pd
 
 from krepro.cme import CMEConditionalMean
-from krepro.studies.ridge.run import METHODS, draw_samples
-from krepro.kernels import gram
-from krepro.metrics import hsic_test
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.fairness.ridge import ridge_path, select_by_validation
+from krepro.kernels import gram
+from krepro.metrics import hsic_test
 from krepro.seeding import generator
+from krepro.studies.ridge.run import METHODS, draw_samples
+from krepro.workflow.records import write_records
 
-__all__ = ["ESTIMATORS", "aggregate", "run_setting", "tidy"]
+__all__ = ["ESTIMATORS", "aggregate", "fit", "run_setting", "tidy"]
 
 ESTIMATORS = ("dyadic", "cme")
 
@@ -236,3 +240,43 @@ def tidy(records):
         ["sensitive_dim", "experiment", "gamma", "estimator", "method", "repetition"],
         kind="stable",
     ).reset_index(drop=True)
+
+
+def fit(job, log):
+    """Job ``cme_oblivious_fit``: every γ and repetition of one (d, experiment) setting, both
+    estimators → run records."""
+    settings, dim = job.params.settings, int(job.wildcards.dim)
+    partition = settings["partition"]
+    records = []
+    for gamma in settings["gammas"]:
+        records += run_setting(
+            seed=job.params.seed,
+            sensitive_dim=dim,
+            experiment=int(job.wildcards.experiment),
+            gamma=float(gamma),
+            sizes={
+                key: settings[key] for key in ("n_train", "n_estimation", "n_validation", "n_test")
+            },
+            n_repetitions=settings["n_repetitions"],
+            noise_variance=settings["noise_variance"],
+            lambdas=2.0 ** np.arange(settings["log2_lambda_min"], settings["log2_lambda_max"] + 1),
+            kernel_gamma=settings["kernel_gamma"],
+            partition={
+                "low": partition["low"],
+                "high": partition["high"],
+                "cells_per_axis": {
+                    1: partition["cells_per_axis_1d"],
+                    2: partition["cells_per_axis_2d"],
+                },
+            },
+            n_permutations=settings["hsic_permutations"],
+            cme={
+                "gamma": settings["cme"]["gamma"],
+                "alphas": 10.0
+                ** np.arange(
+                    settings["cme"]["log10_alpha_min"], settings["cme"]["log10_alpha_max"] + 1
+                ),
+            },
+        )
+    log.info("%d records", len(records))
+    write_records(job.output[0], records, rule=job.rule, wildcards=dict(job.wildcards))

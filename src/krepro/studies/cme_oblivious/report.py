@@ -1,4 +1,5 @@
-"""Figure and report section: oblivious features with a dyadic vs a CME estimator of E[φ|S].
+"""Report section of ``cme_oblivious``: oblivious features with a dyadic vs a CME estimator of
+E[φ|S]; the summary job.
 
 The claim judged (``dependence_reduced``, from the oblivious-data paper; thresholds and the
 evidence rule in ``cme.oblivious_features`` of ``config/paper_reference.yaml``) is that
@@ -11,12 +12,12 @@ partition with d = 1.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
 
-from krepro.studies.figures import save_figure
+from krepro.studies.cme_oblivious.figures import plot_cme_oblivious
+from krepro.studies.cme_oblivious.run import aggregate, tidy
+from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
@@ -25,55 +26,14 @@ from krepro.studies.verdicts import (
     REPRODUCED,
     Section,
     claim_verdict,
+    paper_reference,
 )
+from krepro.workflow.records import atomic_write_text, read_records
 
-__all__ = ["cme_oblivious_section", "cme_oblivious_verdicts", "plot_cme_oblivious"]
+__all__ = ["cme_oblivious_section", "cme_oblivious_verdicts", "summary"]
 
 OBLIVIOUS_METHODS = ("ORR", "M-ORR")
 PRIMARY_ESTIMATOR = "dyadic"  # the paper's plug-in estimator on a partition
-
-STYLE = {
-    ("dyadic", "ORR"): {"color": "#d95f02", "marker": "s", "ls": "-"},
-    ("dyadic", "M-ORR"): {"color": "#d95f02", "marker": "^", "ls": "--"},
-    ("cme", "ORR"): {"color": "#1f78b4", "marker": "s", "ls": "-"},
-    ("cme", "M-ORR"): {"color": "#1f78b4", "marker": "^", "ls": "--"},
-    ("none", "KRR"): {"color": "#1b9e77", "marker": "o", "ls": ":"},
-}
-
-
-def plot_cme_oblivious(table, path):
-    """Test MSE, HSIC(prediction, S) and |corr(prediction, mean S²)| against γ, per (d,
-    experiment); the legend below the panels."""
-    sns.set_theme(style="whitegrid", context="paper")
-    settings = (
-        table[["sensitive_dim", "experiment"]]
-        .drop_duplicates()
-        .sort_values(["sensitive_dim", "experiment"])
-    )
-    fig, axes = plt.subplots(3, len(settings), figsize=(4.2 * len(settings), 9.0), squeeze=False)
-    for col, (dim, experiment) in enumerate(settings.itertuples(index=False)):
-        part = table[(table["sensitive_dim"] == dim) & (table["experiment"] == experiment)]
-        for (estimator, method), style in STYLE.items():
-            line = part[(part["estimator"] == estimator) & (part["method"] == method)]
-            if line.empty:
-                continue
-            line = line.sort_values("gamma")
-            label = method if estimator == "none" else f"{method} ({estimator})"
-            axes[0, col].plot(line["gamma"], line["mse_mean"], label=label, ms=4, **style)
-            axes[1, col].plot(line["gamma"], line["hsic_mean"], label=label, ms=4, **style)
-            axes[2, col].plot(line["gamma"], line["abs_corr_s2_mean"], label=label, ms=4, **style)
-        axes[0, col].set_yscale("log")
-        axes[1, col].set_yscale("log")
-        axes[0, col].set_title(f"d = {dim}, experiment {experiment}")
-        axes[0, col].set_ylabel("test MSE (mean)")
-        axes[1, col].set_ylabel("HSIC(prediction, S) (mean)")
-        axes[2, col].set_ylabel("|corr(prediction, mean S²)|")
-        axes[2, col].set_xlabel("γ")
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=7)
-    fig.suptitle("Oblivious features with continuous S: dyadic partition vs CME estimator")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    save_figure(fig, path)
 
 
 def _reduction(runs, estimator, dim, claim):
@@ -115,7 +75,7 @@ def cme_oblivious_verdicts(runs, reference, scale):
     Parameters
     ----------
     runs : pandas.DataFrame
-        The per-run table (:func:`krepro.experiments.cme_oblivious.tidy`) with ``hsic`` and
+        The per-run table (:func:`krepro.studies.cme_oblivious.run.tidy`) with ``hsic`` and
         ``hsic_p_value``.
     reference : dict
         ``cme.oblivious_features`` of ``config/paper_reference.yaml``.
@@ -200,7 +160,7 @@ def cme_oblivious_section(table, runs, reference, *, scale):
     Parameters
     ----------
     table : pandas.DataFrame
-        The aggregate table (:func:`krepro.experiments.cme_oblivious.aggregate`).
+        The aggregate table (:func:`krepro.studies.cme_oblivious.run.aggregate`).
     runs : pandas.DataFrame
         The per-run table (HSIC and its permutation p-value per run).
     reference : dict
@@ -281,3 +241,24 @@ def cme_oblivious_section(table, runs, reference, *, scale):
         verdicts=cme_oblivious_verdicts(runs, reference, scale),
         body="\n".join(lines),
     )
+
+
+def summary(job, log):
+    """Job ``cme_oblivious_summary``: tidy run table, aggregate table, figure and verdicts of
+    the dyadic-vs-CME oblivious experiment.
+
+    The figure and the verdicts each read the tables back from the files just written, as
+    separate jobs would.
+    """
+    out = job.output
+    runs = tidy(read_records(job.input.runs))
+    atomic_write_text(out.runs, runs.to_csv(index=False))
+    atomic_write_text(out.table, aggregate(runs).to_csv(index=False))
+
+    plot_cme_oblivious(pd.read_csv(out.table), out.figure)
+
+    reference = paper_reference(job.input.reference, "cme", "oblivious_features")
+    section = cme_oblivious_section(
+        pd.read_csv(out.table), pd.read_csv(out.runs), reference, scale=job.params.scale
+    )
+    write_section(section, out.json, out.md)

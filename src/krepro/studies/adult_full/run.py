@@ -2,10 +2,11 @@ r"""Kernel fairness on all of UCI Adult with explicit features, beside fairlearn
 
 Table 1 of the oblivious-data paper (§7.1) ran the RBF methods on 1,628 training rows because
 the exact methods cost :math:`O(n^2)` memory. Here the RBF kernel is approximated by
-``n_components`` Nyström features (:class:`~krepro.fairness.oblivious_features.KernelFeatureMap`), so
-every method runs on the corrected protocol's 30,162 training and 15,060 test rows
-(:func:`krepro.data.adult.load_adult`, ``protocol="corrected"``) with one linear classifier
-(:class:`sklearn.svm.LinearSVC`, primal squared hinge) on top:
+``n_components`` Nyström features
+(:class:`~krepro.fairness.oblivious_features.KernelFeatureMap`), so every method runs on the
+corrected protocol's 30,162 training and 15,060 test rows (:func:`krepro.data.adult.load_adult`,
+``protocol="corrected"``) with one linear classifier (:class:`sklearn.svm.LinearSVC`, primal
+squared hinge) on top:
 
 ``svm``
     the classifier on the features of X (gender included, as Table 1's SVM);
@@ -33,10 +34,8 @@ The kernel scale γ and C are chosen once, for the plain SVM, by accuracy on a s
 validation part of the training rows (:func:`select_hyperparameters`), and shared by every
 method, so that the methods differ only in their fairness intervention.
 
-:func:`run_sweep` is the landmark sweep on the 1,628-row split: the exact Gram-matrix methods
-(``SVC`` on the RBF kernel, kernel FERM's QP and its exact primal, the oblivious and
-M-oblivious SVMs of :class:`~krepro.fairness.oblivious.ObliviousKernel`) against the same methods on
-``n_components`` Nyström features with the same solver (libsvm, ``SVC(kernel="linear")``).
+Jobs: ``select`` (:func:`select_hyperparameters`) and ``fit`` (:func:`run_full_method`, one
+method per job). The landmark sweep against the exact methods is in :mod:`.sweep`.
 """
 
 from __future__ import annotations
@@ -48,15 +47,14 @@ from fairlearn.postprocessing import ThresholdOptimizer
 from fairlearn.preprocessing import CorrelationRemover
 from fairlearn.reductions import ExponentiatedGradient, TruePositiveRateParity
 from sklearn.model_selection import train_test_split
-from sklearn.svm import SVC, LinearSVC
+from sklearn.svm import LinearSVC
 
-from krepro.fairness.ferm import FERMClassifier
-from krepro.fairness.ferm_features import FERMFeatures, ferm_projected_gram
-from krepro.kernels import gram
-from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
-from krepro.fairness.oblivious import ObliviousKernel
+from krepro.data.adult import load_adult
+from krepro.fairness.ferm_features import FERMFeatures
 from krepro.fairness.oblivious_features import KernelFeatureMap, ObliviousFeatures
+from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
 from krepro.seeding import seed_sequence
+from krepro.workflow.records import read_records, write_records
 
 __all__ = [
     "ESTIMATIONS",
@@ -64,8 +62,9 @@ __all__ = [
     "METHODS",
     "METHOD_LABELS",
     "SWEEP_METHODS",
+    "fit",
     "run_full_method",
-    "run_sweep",
+    "select",
     "select_hyperparameters",
 ]
 
@@ -301,117 +300,43 @@ def run_full_method(split, method, *, C, gamma, settings, seed):
     }
 
 
-def _exact_predictions(split, C, gamma):
-    """Test predictions of the exact Gram-matrix methods (fixed C, γ); the sweep's limits."""
-    X, y, s = split.X_train, split.y_train, split.s_train
-    X_test = split.X_test
-    out = {}
-    out["svm"] = SVC(kernel="rbf", C=C, gamma=gamma).fit(X, y).predict(X_test)
-    out["ferm_qp"] = (
-        FERMClassifier(kernel="rbf", C=C, gamma=gamma, intercept="free", formulation="donini")
-        .fit(X, y, sensitive_features=s)
-        .predict(X_test)
+def select(job, log):
+    """Job ``adult_full_select``: (C, γ) of the plain SVM on explicit features, by validation
+    accuracy on the full training rows → one selection record."""
+    params = job.params
+    split = load_adult(job.input.data, job.input.test, "corrected", n_train=FULL_TRAIN_ROWS)
+    record = select_hyperparameters(
+        split,
+        grid=params.grid,
+        n_components=params.settings["n_components"],
+        approximation=params.settings["approximation"],
+        classifier=params.settings["classifier"],
+        seed=params.seed,
+        validation_fraction=params.validation_fraction,
     )
-    K_projected, K_test_projected = ferm_projected_gram(
-        gram(X, None, "rbf", gamma=gamma), y, s, gram(X_test, X, "rbf", gamma=gamma)
+    log.info("selected C = %g, γ = %g", record["C"], record["gamma"])
+    write_records(job.output[0], [record], rule=job.rule)
+
+
+def fit(job, log):
+    """Job ``adult_full_fit``: one method on all of Adult (explicit features or a fairlearn
+    peer) at the selected (C, γ) → one run record."""
+    params, method = job.params, job.wildcards.adult_full_method
+    (selection,) = read_records([job.input.selection])
+    split = load_adult(job.input.data, job.input.test, "corrected", n_train=FULL_TRAIN_ROWS)
+    record = run_full_method(
+        split,
+        method,
+        C=selection["C"],
+        gamma=selection["gamma"],
+        settings=params.settings,
+        seed=params.seed,
     )
-    out["ferm"] = SVC(kernel="precomputed", C=C).fit(K_projected, y).predict(K_test_projected)
-    Xo, Xo_test = split.without_sensitive(X), split.without_sensitive(X_test)
-    learn, estimate = _oblivious_rows(len(y), "split")
-    kernel = ObliviousKernel(kernel="rbf", gamma=gamma).fit(
-        Xo[estimate], sensitive_features=s[estimate]
+    log.info(
+        "%s: fit %.1f CPU-s, test error %.4f, DEO %.4f",
+        method,
+        record["fit_cpu_seconds"],
+        record["test_error"],
+        record["deo"],
     )
-    model = SVC(kernel="precomputed", C=C).fit(kernel.gram(Xo[learn], s[learn]), y[learn])
-    out["oblivious"] = model.predict(kernel.gram(Xo_test, split.s_test, Xo[learn], s[learn]))
-    model = SVC(kernel="precomputed", C=C).fit(kernel.plain_gram(Xo[learn]), y[learn])
-    out["m_oblivious"] = model.predict(kernel.mixed_gram(Xo_test, split.s_test, Xo[learn]))
-    return out
-
-
-def _feature_predictions(split, method, C, gamma, n_components, random_state):
-    """Test predictions of one method on Nyström features with libsvm's linear SVM."""
-    X, y, s = split.X_train, split.y_train, split.s_train
-    if method in ("oblivious", "m_oblivious"):
-        Xo, Xo_test = split.without_sensitive(X), split.without_sensitive(split.X_test)
-        learn, estimate = _oblivious_rows(len(y), "split")
-        features = ObliviousFeatures(
-            gamma=gamma, n_components=min(n_components, len(y)), random_state=random_state
-        ).fit(Xo[estimate], sensitive_features=s[estimate], landmarks=Xo)
-        if method == "oblivious":
-            F = features.transform(Xo[learn], sensitive_features=s[learn])
-        else:
-            F = features.plain_transform(Xo[learn])
-        model = SVC(kernel="linear", C=C).fit(F, y[learn])
-        test = features.transform(Xo_test, sensitive_features=split.s_test)
-        return model.predict(test), features.n_components_
-    if method == "ferm":
-        ferm = FERMFeatures(
-            gamma=gamma, n_components=min(n_components, len(y)), random_state=random_state
-        )
-        F = ferm.fit_transform(X, y, sensitive_features=s)
-        model = SVC(kernel="linear", C=C).fit(F, y)
-        return model.predict(ferm.transform(split.X_test)), ferm.n_components_
-    feature_map = _feature_map(gamma, min(n_components, len(y)), "nystroem", random_state).fit(X)
-    model = SVC(kernel="linear", C=C).fit(feature_map.transform(X), y)
-    return model.predict(feature_map.transform(split.X_test)), feature_map.n_components_
-
-
-def run_sweep(split, *, C, gamma, n_components, seed):
-    """Landmark sweep: exact methods and Nyström versions with growing ``n_components``.
-
-    Returns run records: one per exact method (``n_components`` None, ``kind`` "exact") and
-    one per (method, landmark count) with ``agreement``, the share of test predictions equal
-    to the exact method's (FERM's limit is the exact constrained primal, ``ferm``; the QP of
-    Donini et al. is recorded as ``ferm_qp``). Landmark counts above the fit sample are capped
-    (the records hold the count used); repeated counts are skipped.
-    """
-    s_test, y_test = split.s_test, split.y_test
-    records = []
-
-    def record(method, kind, prediction, n_used, agreement, cpu):
-        return {
-            "study": STUDY,
-            "stage": "sweep",
-            "method": method,
-            "kind": kind,
-            "n_components": n_used,
-            "C": float(C),
-            "gamma": float(gamma),
-            **{
-                k if k != "error" else "test_error": v
-                for k, v in _scores(y_test, prediction, s_test).items()
-            },
-            "agreement": agreement,
-            "n_train": len(split.y_train),
-            "n_test": len(y_test),
-            "cpu_seconds": cpu,
-            "status": "ok",
-        }
-
-    start = time.process_time()
-    exact = _exact_predictions(split, C, gamma)
-    exact_cpu = time.process_time() - start
-    for method, prediction in exact.items():
-        records.append(record(method, "exact", prediction, None, 1.0, exact_cpu / len(exact)))
-    for method in SWEEP_METHODS:
-        seen = set()
-        for count in n_components:
-            start = time.process_time()
-            prediction, used = _feature_predictions(
-                split, method, C, gamma, int(count), _random_state(seed, "sweep", method, count)
-            )
-            if used in seen:
-                continue
-            seen.add(used)
-            agreement = float(np.mean(prediction == exact[method]))
-            records.append(
-                record(
-                    method,
-                    "features",
-                    prediction,
-                    int(used),
-                    agreement,
-                    time.process_time() - start,
-                )
-            )
-    return records
+    write_records(job.output[0], [record], rule=job.rule, wildcards=dict(job.wildcards))

@@ -1,6 +1,7 @@
-"""Tables, figure and verdicts of ``adult_full``: Adult at full scale beside fairlearn.
+"""Verdicts and report section of ``adult_full``: Adult at full scale beside fairlearn; the
+summary job.
 
-Reads only the aggregate tables (``tables/adult_full.csv``,
+The verdicts read only the aggregate tables (``tables/adult_full.csv``,
 ``tables/adult_full_sweep.csv``); the paper's numbers and the claims' thresholds come
 from ``config/paper_reference.yaml`` (``oblivious: adult_full`` and Table 1 under
 ``oblivious: adult: table1``).
@@ -8,13 +9,17 @@ from ``config/paper_reference.yaml`` (``oblivious: adult_full`` and Table 1 unde
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
-import seaborn as sns
 
-from krepro.experiments.adult_full import METHOD_LABELS, METHODS, SWEEP_METHODS
-from krepro.studies.figures import save_figure
+from krepro.studies.adult_full.figures import plot_adult_full
+from krepro.studies.adult_full.run import METHOD_LABELS, SWEEP_METHODS
+from krepro.studies.adult_full.tables import (
+    DISPLAY_COLUMNS,
+    adult_full_markdown,
+    adult_full_table,
+    sweep_table,
+)
+from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
@@ -23,134 +28,16 @@ from krepro.studies.verdicts import (
     REPRODUCED,
     Section,
     claim_verdict,
+    paper_reference,
 )
+from krepro.workflow.records import atomic_write_text, read_records
 
-__all__ = [
-    "adult_full_markdown",
-    "adult_full_section",
-    "adult_full_table",
-    "plot_adult_full",
-    "sweep_table",
-]
+__all__ = ["adult_full_section", "summary"]
 
 EXPERIMENT = "adult_full"
 PAPER = "oblivious"
-BASELINE = "svm"
 # Table 1 rows (oblivious: adult: table1) that the full-data methods stand beside.
 TABLE1_ROWS = {"svm": "svm_rbf", "ferm": "ferm_rbf", "oblivious": "oblivious_rbf"}
-DISPLAY_COLUMNS = {
-    "algorithm": "algorithm",
-    "error": "error",
-    "deo": "DEO",
-    "beta": "e_β",
-    "relative_beta_percent": "relative e_β (%)",
-    "positive_rate": "positive rate",
-    "fit_cpu_seconds": "fit CPU-s",
-}
-
-
-def adult_full_table(runs):
-    """One row per method: error, DEO, e_β, relative e_β (% of the SVM's), positive rate, CPU-s."""
-    by_method = runs.set_index("method")
-    base = float(by_method["beta"].get(BASELINE, np.nan))
-    order = {m: k for k, m in enumerate(METHODS)}
-    rows = []
-    for method, row in by_method.iterrows():
-        rows.append(
-            {
-                "method": method,
-                "algorithm": METHOD_LABELS[method],
-                "family": row["family"],
-                "error": row["test_error"],
-                "deo": row["deo"],
-                "beta": row["beta"],
-                "relative_beta_percent": 100 * row["beta"] / base if base else np.nan,
-                "positive_rate": row["positive_rate"],
-                "fit_cpu_seconds": row["fit_cpu_seconds"],
-                "train_error": row["train_error"],
-                "n_components": row["n_components"],
-                "approximation": row["approximation"],
-                "C": row["C"],
-                "gamma": row["gamma"],
-                "n_train": row["n_train"],
-                "n_test": row["n_test"],
-            }
-        )
-    table = pd.DataFrame(rows)
-    return table.sort_values("method", key=lambda c: c.map(order)).reset_index(drop=True)
-
-
-def adult_full_markdown(table):
-    """The table with display headers (Markdown)."""
-    shown = table[list(DISPLAY_COLUMNS)].rename(columns=DISPLAY_COLUMNS)
-    return markdown_table(shown, digits=3)
-
-
-def sweep_table(runs):
-    """Landmark sweep: one row per (method, kind, landmarks) with the scores and agreement."""
-    columns = [
-        "method",
-        "kind",
-        "n_components",
-        "test_error",
-        "deo",
-        "beta",
-        "positive_rate",
-        "agreement",
-        "C",
-        "gamma",
-        "n_train",
-        "n_test",
-        "cpu_seconds",
-    ]
-    table = runs[columns].copy()
-    table["n_components"] = table["n_components"].astype("Int64")
-    return table.sort_values(["method", "kind", "n_components"], na_position="first").reset_index(
-        drop=True
-    )
-
-
-def plot_adult_full(table, sweep, path):
-    """Left: test error vs DEO of every method on all of Adult. Right: sweep agreement."""
-    sns.set_theme(style="whitegrid", context="paper")
-    colours = dict(zip(METHODS, sns.color_palette("colorblind", len(METHODS)), strict=True))
-    fig, (left, right) = plt.subplots(
-        1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [1.25, 1]}
-    )
-    for _, row in table.iterrows():
-        left.scatter(
-            row["deo"],
-            row["error"],
-            color=colours[row["method"]],
-            marker="o" if row["family"] == "kernel" else "s",
-            s=50,
-            label=row["algorithm"],
-        )
-    left.set_xlabel("DEO (|TPR female − TPR male|, test)")
-    left.set_ylabel("test error")
-    n_train, n_test = int(table["n_train"].max()), int(table["n_test"].iloc[0])
-    left.set_title(f"All of Adult: {n_train:,} training rows, {n_test:,} test rows")
-    left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    features = sweep[sweep["kind"] == "features"]
-    for method, group in features.groupby("method", sort=False):
-        group = group.sort_values("n_components")
-        right.plot(
-            group["n_components"].astype(float),
-            group["agreement"],
-            marker="o",
-            color=colours[method],
-            label=METHOD_LABELS[method],
-        )
-    counts = sorted({int(c) for c in features["n_components"]})
-    right.set_xscale("log")
-    right.set_xticks(counts, [str(c) for c in counts])
-    right.minorticks_off()
-    right.set_xlabel("Nyström landmarks")
-    right.set_ylabel("test predictions equal to the exact method's")
-    right.set_title(f"Landmark sweep on {int(sweep['n_train'].iloc[0]):,} training rows")
-    right.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
-    save_figure(fig, path)
 
 
 def _table1(table1):
@@ -402,3 +289,36 @@ def _body(table, sweep, paper):
             markdown_table(features, digits=4),
         ]
     )
+
+
+def summary(job, log):
+    """Job ``adult_full_summary``: tidy run table, the adult_full table (.csv, .md), the
+    landmark-sweep table, the figure (error vs DEO, and the sweep) and the verdicts beside
+    the paper's Table 1.
+
+    The figure and the verdicts each read the tables back from the files just written, as
+    separate jobs would.
+    """
+    inp, out = job.input, job.output
+    runs = pd.DataFrame.from_records(read_records(inp.runs))
+    atomic_write_text(out.runs, runs.to_csv(index=False))
+    table = adult_full_table(runs)
+    atomic_write_text(out.table, table.to_csv(index=False))
+    atomic_write_text(out.markdown, adult_full_markdown(table) + "\n")
+    sweep = sweep_table(pd.DataFrame.from_records(read_records([inp.sweep])))
+    atomic_write_text(out.sweep, sweep.to_csv(index=False))
+
+    plot_adult_full(pd.read_csv(out.table), pd.read_csv(out.sweep), out.figure)
+
+    reference = paper_reference(inp.reference, PAPER)
+    (selection,) = read_records([inp.selection])
+    section = adult_full_section(
+        pd.read_csv(out.table),
+        pd.read_csv(out.sweep),
+        reference["adult_full"],
+        reference["adult"]["table1"],
+        selection=selection,
+        settings=job.params.settings,
+        scale=job.params.scale,
+    )
+    write_section(section, out.json, out.md)

@@ -1,0 +1,85 @@
+"""Tables of ``adult_full``: one row per method on all of Adult (CSV and Markdown), and the
+landmark sweep, from the run records."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from krepro.studies.adult_full.run import METHOD_LABELS, METHODS
+from krepro.studies.tables import markdown_table
+
+__all__ = ["DISPLAY_COLUMNS", "adult_full_markdown", "adult_full_table", "sweep_table"]
+
+# The SVM whose e_β the relative e_β divides by.
+BASELINE = "svm"
+DISPLAY_COLUMNS = {
+    "algorithm": "algorithm",
+    "error": "error",
+    "deo": "DEO",
+    "beta": "e_β",
+    "relative_beta_percent": "relative e_β (%)",
+    "positive_rate": "positive rate",
+    "fit_cpu_seconds": "fit CPU-s",
+}
+
+
+def adult_full_table(runs):
+    """One row per method: error, DEO, e_β, relative e_β (% of the SVM's), positive rate, CPU-s."""
+    by_method = runs.set_index("method")
+    base = float(by_method["beta"].get(BASELINE, np.nan))
+    order = {m: k for k, m in enumerate(METHODS)}
+    rows = []
+    for method, row in by_method.iterrows():
+        rows.append(
+            {
+                "method": method,
+                "algorithm": METHOD_LABELS[method],
+                "family": row["family"],
+                "error": row["test_error"],
+                "deo": row["deo"],
+                "beta": row["beta"],
+                "relative_beta_percent": 100 * row["beta"] / base if base else np.nan,
+                "positive_rate": row["positive_rate"],
+                "fit_cpu_seconds": row["fit_cpu_seconds"],
+                "train_error": row["train_error"],
+                "n_components": row["n_components"],
+                "approximation": row["approximation"],
+                "C": row["C"],
+                "gamma": row["gamma"],
+                "n_train": row["n_train"],
+                "n_test": row["n_test"],
+            }
+        )
+    table = pd.DataFrame(rows)
+    return table.sort_values("method", key=lambda c: c.map(order)).reset_index(drop=True)
+
+
+def adult_full_markdown(table):
+    """The table with display headers (Markdown)."""
+    shown = table[list(DISPLAY_COLUMNS)].rename(columns=DISPLAY_COLUMNS)
+    return markdown_table(shown, digits=3)
+
+
+def sweep_table(runs):
+    """Landmark sweep: one row per (method, kind, landmarks) with the scores and agreement."""
+    columns = [
+        "method",
+        "kind",
+        "n_components",
+        "test_error",
+        "deo",
+        "beta",
+        "positive_rate",
+        "agreement",
+        "C",
+        "gamma",
+        "n_train",
+        "n_test",
+        "cpu_seconds",
+    ]
+    table = runs[columns].copy()
+    table["n_components"] = table["n_components"].astype("Int64")
+    return table.sort_values(["method", "kind", "n_components"], na_position="first").reset_index(
+        drop=True
+    )

@@ -1,0 +1,24 @@
+"""Extension of Oblivious data §7.2: oblivious features for continuous S with the paper's
+dyadic partition or a conditional mean embedding (CME) as the estimator of E[φ(X)|S].
+
+:mod:`.run` runs every γ and repetition of one (d, experiment) setting with both estimators
+(job ``fit``) and aggregates, :mod:`.report` checks the claim and writes the section (job
+``summary``), :mod:`.figures` draws the figure.
+"""
+
+from krepro.studies.study import PAPERS, Study
+
+STUDY = Study(
+    name="cme_oblivious",
+    paper=PAPERS["oblivious"],
+    order=70,
+    summary="CME-based oblivious features for continuous S (extension).",
+    outputs=(
+        "tables/cme_oblivious.csv",
+        "figures/cme_oblivious.png",
+        "report/cme_oblivious.md",
+        "report/cme_oblivious.json",
+    ),
+    run_time=("20 s", "55 s"),
+    jobs={"fit": "run:fit", "summary": "report:summary"},
+)
