@@ -93,7 +93,6 @@ rule adult_full_sweep:
 
 # Tables, figure and report section in one job (each well under a second).
 rule adult_full_summary:
-    localrule: True
     input:
         runs=expand(
             results("adult_full/runs/{adult_full_method}.json"),
@@ -126,6 +125,7 @@ rule adult_full_summary:
         logs("adult_full/summary.log"),
     benchmark:
         benchmarks("adult_full_summary.tsv")
+    localrule: True
     threads: 1
     resources:
         mem_mb=1000,

@@ -32,7 +32,6 @@ rule cme_run:
 
 # The figure and the report section of the CME note in one job (each well under a second).
 rule cme_summary:
-    localrule: True
     input:
         table=results("tables/cme.csv"),
         claims=results("cme/claims.csv"),
@@ -53,6 +52,7 @@ rule cme_summary:
         logs("cme/summary.log"),
     benchmark:
         benchmarks("cme_summary.tsv")
+    localrule: True
     threads: 1
     resources:
         mem_mb=1000,

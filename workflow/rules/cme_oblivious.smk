@@ -31,7 +31,6 @@ rule cme_oblivious_fit:
 
 # Aggregate table, figure and report section in one job (each well under a second).
 rule cme_oblivious_summary:
-    localrule: True
     input:
         runs=CME_OBLIVIOUS_RUNS,
         reference=PAPER_REFERENCE,
@@ -53,6 +52,7 @@ rule cme_oblivious_summary:
         logs("cme_oblivious/summary.log"),
     benchmark:
         benchmarks("cme_oblivious_summary.tsv")
+    localrule: True
     threads: 1
     resources:
         mem_mb=1000,

@@ -1,7 +1,7 @@
 """snapshots/<scale>/: the finished run's report, verdicts, tables, figures and provenance."""
 
-from krepro.workflow.snapshot import write_snapshot
 from krepro.workflow.runtime import job
+from krepro.workflow.snapshot import write_snapshot
 
 with job(snakemake) as logger:
     inp = snakemake.input

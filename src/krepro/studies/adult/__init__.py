@@ -26,4 +26,5 @@ STUDY = Study(
     ),
     run_time=("40 s", "3 min"),
     jobs={"fit": "run:fit", "summary": "report:summary"},
+    datasets=("adult",),
 )

@@ -33,4 +33,5 @@ STUDY = Study(
         "sweep": "sweep:sweep",
         "summary": "report:summary",
     },
+    datasets=("adult",),
 )

@@ -25,4 +25,5 @@ STUDY = Study(
     ),
     run_time=("1 min", "5.5 min"),
     jobs={"fit": "run:fit", "summary": "report:summary"},
+    datasets=("parkinsons",),
 )

@@ -1,1 +1,0 @@
-"""One module per experiment: ``run_*`` produce run records, ``aggregate`` builds tables."""

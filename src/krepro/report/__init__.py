@@ -1,1 +1,0 @@
-"""Tables, figures and the paper-vs-reproduced comparison, built from aggregate CSVs only."""
