@@ -47,8 +47,8 @@ def test_wrong_checksum_is_refused(tmp_path):
 
 def test_subject_split_is_29_of_42_and_reproducible():
     data = load_parkinsons(DATA)
-    train = subject_split(data.subject, 29, generator(1, "dcm_parkinsons", 0))
-    again = subject_split(data.subject, 29, generator(1, "dcm_parkinsons", 0))
+    train = subject_split(data.subject, 29, generator(1, "subject_split", 0))
+    again = subject_split(data.subject, 29, generator(1, "subject_split", 0))
     assert np.array_equal(train, again)
     assert len(np.unique(data.subject[train])) == 29
     assert len(np.unique(data.subject[~train])) == 13

@@ -1,0 +1,296 @@
+"""The Parkinson's Telemonitoring study of the DCM paper (Table 4): runs, tables, section."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from threadpoolctl import threadpool_limits
+
+from krepro.data.parkinsons import FEATURES, Parkinsons
+from krepro.studies.dcm_parkinsons import run as dcm_parkinsons
+from krepro.studies.dcm_parkinsons.report import parkinsons_section
+from krepro.studies.verdicts import (
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    PARTLY,
+    REPRODUCED,
+)
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    """Small dense problems: BLAS threads only add contention on a shared box."""
+    with threadpool_limits(1):
+        yield
+
+
+RUN_REFERENCE = {
+    "min_repetitions": 20,
+    "claims": {
+        "dcm_beats_baselines": {"text": "DCM beats.", "source": "Table 4", "z": 2.0},
+        "fast_as_accurate": {"text": "Fast as accurate.", "source": "Table 4", "z": 2.0},
+        "fast_much_faster": {
+            "text": "Fast is faster.",
+            "source": "Table 4",
+            "min_speedup": 2,
+            "min_repetitions": 2,
+        },
+        "informative": {"text": "Beats the mean.", "source": "note", "z": 2.0},
+    },
+}
+
+
+def fake_parkinsons(seed=0, per_subject=8):
+    rng = np.random.default_rng(seed)
+    subject = np.repeat(np.arange(1, 43), per_subject)
+    level = rng.normal(20, 8, 42)[subject - 1]
+    X = rng.normal(size=(len(subject), len(FEATURES))) + 0.05 * level[:, None]
+    motor = level + rng.normal(0, 2, len(subject))
+    return Parkinsons(X=X, targets={"motor": motor, "total": 1.3 * motor}, subject=subject)
+
+
+PARK = {
+    "n_train_subjects": 29,
+    "epsilon": 1e-4,
+    "n_components": 3,
+    "n_landmarks": 5,
+    "methods_standard": ["coir", "dica", "dcm", "dcm_eq12"],
+    "methods_fast": ["coir", "dica", "dcm", "dcm_paper"],
+    "sweep_landmarks": [5, 10],
+    "sweep_methods": ["dcm"],
+    "svr": {"C": 1.0, "epsilon": 0.1},
+    "svr_kernel": ["rbf", "linear"],
+    "primary": {"centring": "centred", "svr_kernel": "rbf"},
+    "kpca_rank_tol": 1e-8,
+}
+
+
+def test_parkinsons_records_tables_and_section():
+    data = fake_parkinsons()
+    records = []
+    for repetition in range(3):
+        for centring in ("centred", "uncentred"):
+            records += dcm_parkinsons.run_repetition(
+                data,
+                seed=1,
+                repetition=repetition,
+                settings=PARK,
+                centring=centring,
+                sweep=centring == "centred",
+            )
+    runs = dcm_parkinsons.tidy(records)
+    assert runs["rmse"].gt(0).all()
+    table = dcm_parkinsons.aggregate(runs)
+    assert list(table.columns) == [
+        "centring",
+        "svr_kernel",
+        "target",
+        "method",
+        "version",
+        "rmse_mean",
+        "rmse_sd",
+        "fit_cpu_seconds",
+        "fit_wall_seconds",
+        "n_reps",
+    ]
+    assert set(table["version"]) == {"baseline", "standard", "fast"}
+    assert len(table) == 2 * 2 * 2 * (2 + 4 + 4)
+    sweep = dcm_parkinsons.sweep_table(runs)
+    assert set(sweep["n_landmarks"]) == {5, 10}
+    assert set(sweep["centring"]) == {"centred"} and set(sweep["svr_kernel"]) == {"rbf"}
+    # The sweep's M = n_landmarks row is FastDCM itself (same landmarks, same projections):
+    # one SVR fit serves both, so their errors are identical.
+    key = ["repetition", "target", "svr_kernel"]
+    fast_dcm = runs.query("version == 'fast' and method == 'dcm' and centring == 'centred'")
+    sweep_5 = runs.query("version == 'sweep' and n_landmarks == 5")
+    paired_rows = sweep_5.merge(fast_dcm, on=key, suffixes=("_sweep", "_fast"))
+    assert len(paired_rows) == len(sweep_5) == 6
+    assert (paired_rows["rmse_sweep"] == paired_rows["rmse_fast"]).all()
+    # The same landmarks for all fast methods of a split: FastDCM reduced vs paper solver
+    # use the same feature map (the records' ranks agree).
+    fast = [r for r in records if r["version"] == "fast" and r["centring"] == "centred"]
+    assert len({(r["repetition"], r["target"], r["rank"]) for r in fast}) == 6
+    section = parkinsons_section(
+        table, runs, sweep, RUN_REFERENCE, primary=PARK["primary"], scale="tiny"
+    )
+    assert len(section.verdicts) == 4 * 4  # 4 claims × 4 readings
+    assert sum(v.primary for v in section.verdicts) == 4
+    assert "training mean" in section.body or "training-mean" in section.body
+
+
+def test_parkinsons_readings_in_one_call_equal_separate_calls():
+    # The workflow fits every centring of a split in one job (shared split, scaling and
+    # sanity rows): the same records as one call per centring, timings apart.
+    data = fake_parkinsons()
+    together = dcm_parkinsons.run_readings(
+        data,
+        seed=4,
+        repetition=2,
+        settings=PARK,
+        centrings=["centred", "uncentred"],
+        sweep_centrings=["centred"],
+    )
+    apart = [
+        record
+        for centring in ("centred", "uncentred")
+        for record in dcm_parkinsons.run_repetition(
+            data,
+            seed=4,
+            repetition=2,
+            settings=PARK,
+            centring=centring,
+            sweep=centring == "centred",
+        )
+    ]
+    timing = {"fit_cpu_seconds", "fit_wall_seconds"}
+
+    def strip(records):
+        return [{k: v for k, v in r.items() if k not in timing} for r in records]
+
+    assert strip(together) == strip(apart)
+    assert {r["centring"] for r in together} == {"centred", "uncentred"}
+    assert not [r for r in together if r["version"] == "sweep" and r["centring"] != "centred"]
+    with pytest.raises(ValueError, match="centring"):
+        dcm_parkinsons.run_readings(data, seed=4, repetition=2, settings=PARK, centrings=["x"])
+
+
+PARK_REFERENCE = {
+    "min_repetitions": 20,
+    "claims": {
+        "dcm_beats_baselines": {"text": "DCM beats.", "source": "Table 4", "z": 2.0},
+        "fast_as_accurate": {"text": "Fast as accurate.", "source": "Table 4", "z": 2.0},
+        "fast_much_faster": {
+            "text": "Fast is faster.",
+            "source": "Table 4",
+            "min_speedup": 100,
+            "min_repetitions": 2,
+        },
+        "informative": {"text": "Beats the mean.", "source": "note", "z": 2.0},
+    },
+}
+
+
+PARK_METHODS = [
+    ("mean", "baseline"),
+    ("svr", "baseline"),
+    ("coir", "standard"),
+    ("dica", "standard"),
+    ("dcm", "standard"),
+    ("coir", "fast"),
+    ("dica", "fast"),
+    ("dcm", "fast"),
+]
+
+
+def parkinsons_runs(rmse, n_reps=20, seed=0):
+    """Runs of one reading; ``rmse[(method, version)]`` = mean RMSE, split effect shared."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for repetition in range(n_reps):
+        split = rng.normal(0, 1.0)
+        for target in ("motor", "total"):
+            for method, version in PARK_METHODS:
+                rows.append(
+                    {
+                        "centring": "centred",
+                        "svr_kernel": "rbf",
+                        "target": target,
+                        "method": method,
+                        "version": version,
+                        "n_landmarks": 5 if version == "fast" else 0,
+                        "repetition": repetition,
+                        "rmse": rmse[(method, version)] + split + 0.01 * rng.normal(),
+                        "fit_cpu_seconds": 30.0 if version == "standard" else 0.003,
+                        "fit_wall_seconds": 30.0 if version == "standard" else 0.003,
+                        "status": "ok",
+                    }
+                )
+    runs = pd.DataFrame(rows)
+    return dcm_parkinsons.aggregate(runs), runs
+
+
+PARK_PRIMARY = {"centring": "centred", "svr_kernel": "rbf"}
+
+
+def _by_claim(section):
+    return {v.claim_id: v for v in section.verdicts}
+
+
+def test_parkinsons_all_methods_lose_to_the_mean_predictor():
+    rmse = {key: 9.0 for key in PARK_METHODS}
+    rmse[("mean", "baseline")] = 8.0
+    rmse[("dcm", "standard")] = rmse[("dcm", "fast")] = 8.7  # DCM ahead of COIR/DICA
+    table, runs = parkinsons_runs(rmse)
+    verdicts = _by_claim(
+        parkinsons_section(table, runs, None, PARK_REFERENCE, primary=PARK_PRIMARY, scale="paper")
+    )
+    informative = verdicts["informative"]
+    assert (informative.verdict, informative.primary, informative.n_repetitions) == (
+        NOT_REPRODUCED,
+        True,
+        20,
+    )
+    assert "No method predicts held-out subjects better than the training-mean" in (
+        informative.detail
+    )
+    ranking = verdicts["dcm_beats_baselines"]
+    # The ranking holds, but every method loses to the mean: not claimed as reproduced.
+    assert ranking.verdict == PARTLY
+    assert "training-mean predictor" in ranking.detail
+    assert verdicts["fast_much_faster"].verdict == REPRODUCED
+    assert verdicts["fast_as_accurate"].verdict == REPRODUCED
+
+
+def test_parkinsons_informative_task_ranking_reproduced():
+    rmse = {key: 9.0 for key in PARK_METHODS}
+    rmse[("mean", "baseline")] = 10.0
+    rmse[("dcm", "standard")] = rmse[("dcm", "fast")] = 8.7
+    table, runs = parkinsons_runs(rmse)
+    verdicts = _by_claim(
+        parkinsons_section(table, runs, None, PARK_REFERENCE, primary=PARK_PRIMARY, scale="paper")
+    )
+    assert verdicts["informative"].verdict == REPRODUCED
+    assert verdicts["dcm_beats_baselines"].verdict == REPRODUCED
+    assert "how little they hurt" not in verdicts["dcm_beats_baselines"].detail
+
+
+def test_parkinsons_fast_worse_and_too_few_repetitions():
+    rmse = {key: 9.0 for key in PARK_METHODS}
+    rmse[("mean", "baseline")] = 10.0
+    rmse[("dcm", "fast")] = 9.5
+    table, runs = parkinsons_runs(rmse)
+    verdicts = _by_claim(
+        parkinsons_section(table, runs, None, PARK_REFERENCE, primary=PARK_PRIMARY, scale="paper")
+    )
+    assert verdicts["fast_as_accurate"].verdict == NOT_REPRODUCED
+    table, runs = parkinsons_runs(rmse, n_reps=3)
+    verdicts = _by_claim(
+        parkinsons_section(table, runs, None, PARK_REFERENCE, primary=PARK_PRIMARY, scale="quick")
+    )
+    assert verdicts["fast_as_accurate"].verdict == INCONCLUSIVE
+    assert verdicts["fast_as_accurate"].n_repetitions == 3
+    # The speed-up claim states its own evidence rule (min_repetitions 2).
+    assert verdicts["fast_much_faster"].verdict == REPRODUCED
+
+
+def test_nystrom_sweep_figure(tmp_path):
+    from krepro.studies.dcm_parkinsons.figures import plot_nystrom
+
+    rmse = {key: 9.0 for key in PARK_METHODS}
+    table, _ = parkinsons_runs(rmse, n_reps=3)
+    sweep = pd.DataFrame(
+        {
+            "centring": "centred",
+            "svr_kernel": "rbf",
+            "target": ["motor", "motor", "total", "total"],
+            "method": "dcm",
+            "n_landmarks": [5, 20, 5, 20],
+            "rmse_mean": [9.0, 8.8, 11.0, 10.9],
+            "rmse_sd": 1.0,
+            "fit_cpu_seconds": [0.003, 0.01, 0.003, 0.01],
+            "n_reps": 3,
+        }
+    )
+    plot_nystrom(sweep, table, tmp_path / "nystrom.png")
+    assert (tmp_path / "nystrom.png").stat().st_size > 0
