@@ -34,6 +34,17 @@ for _name in STUDIES:
 include: "workflow/rules/report.smk"
 
 
+# One target rule per study: `snakemake <study>` builds its outputs (on the submit host).
+for _study in STUDIES.values():
+
+    rule:
+        name:
+            _study.name
+        input:
+            study_outputs(_study.name),
+        localrule: True
+
+
 rule all:
     """Every study's target, and results/report.md: every reproduced number beside the
     paper's, with a verdict.

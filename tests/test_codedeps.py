@@ -128,8 +128,8 @@ def _rules_with_scripts():
     found = []
     for path in RULES:
         text = path.read_text(encoding="utf-8")
-        for block in re.split(r"(?m)^(?=rule \w+:)", text)[1:]:
-            rule = re.match(r"rule (\w+):", block).group(1)
+        for block in re.split(r"(?m)^(?=[ \t]*rule \w+:)", text)[1:]:
+            rule = re.match(r"\s*rule (\w+):", block).group(1)
             script = re.search(r"^\s+script:\s*\n\s+(.+?)\s*$", block, re.M)
             if script is None:
                 continue

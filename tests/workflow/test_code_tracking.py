@@ -70,8 +70,8 @@ def rule_dependencies() -> dict[str, list[Path]]:
     src, scripts = REPO / "src", REPO / "workflow" / "scripts"
     found = {}
     for path in (REPO / "workflow" / "rules").glob("*.smk"):
-        for block in re.split(r"(?m)^(?=rule \w+:)", path.read_text(encoding="utf-8"))[1:]:
-            name = re.match(r"rule (\w+):", block).group(1)
+        for block in re.split(r"(?m)^(?=[ \t]*rule \w+:)", path.read_text(encoding="utf-8"))[1:]:
+            name = re.match(r"\s*rule (\w+):", block).group(1)
             job = re.search(r'entry=job_entry\("(\w+)", "(\w+)"\)', block)
             script = re.search(r'^\s+script:\s*\n\s+"\.\./scripts/([\w.]+)"', block, re.M)
             if job:

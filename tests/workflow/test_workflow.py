@@ -43,7 +43,7 @@ VERDICTS = ("reproduced", "partly reproduced", "inconclusive", "not reproduced")
 def study_rules(name: str) -> set[str]:
     """The rules of a study's own rule file, workflow/rules/<name>.smk."""
     text = (REPO / "workflow" / "rules" / f"{name}.smk").read_text(encoding="utf-8")
-    return set(re.findall(r"(?m)^rule (\w+):", text))
+    return set(re.findall(r"(?m)^\s*rule (\w+):", text))  # indented: inside an `if`
 
 
 ILLUSTRATION_RULES = study_rules("illustration")

@@ -109,17 +109,6 @@ def study_outputs(study):
     return [results(path) for path in STUDIES[study].outputs]
 
 
-# One target rule per study: `snakemake <study>` builds its outputs (on the submit host).
-for _study in STUDIES.values():
-
-    rule:
-        name:
-            _study.name
-        input:
-            study_outputs(_study.name),
-        localrule: True
-
-
 def snapshot_inputs(wildcards):
     """The files the snapshot publishes: the report, and every table and figure of the run.
 
