@@ -65,6 +65,7 @@ def sample(rng, n, d=1):
 # --------------------------------------------------------------------------- estimator
 
 
+# The default (Matérn, 1-d inputs): the O(n) recursions; an RBF kernel: the dense local solves.
 @parametrize_with_checks(
     [DistributedKernelRidge(), DistributedKernelRidge(n_partitions=1, kernel="rbf")]
 )

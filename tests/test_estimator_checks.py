@@ -12,6 +12,7 @@ from krepro.fairness.ridge import ObliviousRidge
     [
         ObliviousKernel(),
         ObliviousRidge(),
+        # M-ORR predicts from oblivious test features: another predict path.
         ObliviousRidge(mode="m-oblivious"),
         LinearEpsilonSVR(),
         LinearHingeSVC(),

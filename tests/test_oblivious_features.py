@@ -25,6 +25,7 @@ def _data(n=80, seed=0, cells=3):
 @parametrize_with_checks(
     [
         ObliviousFeatures(n_components=10, random_state=0),
+        # Random Fourier features: another feature map (RBFSampler), another fit path.
         ObliviousFeatures(n_components=10, approximation="rff", random_state=0),
         FERMFeatures(n_components=10, random_state=0),
     ]

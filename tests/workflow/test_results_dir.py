@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 from test_workflow import DEFAULT_CONFIG, REPO, TINY_CONFIG, job_stats, ok, snakemake
@@ -110,14 +111,30 @@ def test_a_quick_scale_rule_does_not_produce_a_paper_scale_file():
     assert "MissingRuleException" in result.stdout or "No rule to produce" in result.stdout
 
 
-@pytest.mark.parametrize(
-    "value",
-    ["/tmp/abs", "../up", "results/../../up", "results/", "./results", "resources", "", "a//b"],
-)
-def test_schema_refuses_a_bad_results_dir(value, tmp_path):
-    result = snakemake(
-        "-n", "illustration", "--config", f"results_dir={value}", workdir=tmp_path, cores=1
-    )
+BAD_RESULTS_DIRS = [
+    "/tmp/abs",
+    "../up",
+    "results/../../up",
+    "results/",
+    "./results",
+    "resources",
+    "",
+    "a//b",
+]
+
+
+@pytest.mark.parametrize("value", BAD_RESULTS_DIRS)
+def test_schema_refuses_a_bad_results_dir(value):
+    """The schema's rule on its own, for every kind of bad value (no snakemake run each)."""
+    schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text("utf-8"))
+    config = {**yaml.safe_load(DEFAULT_CONFIG.read_text("utf-8")), "results_dir": value}
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(config))
+    assert [list(error.path) for error in errors] == [["results_dir"]], errors
+
+
+def test_workflow_refuses_a_bad_results_dir_before_writing_anything(tmp_path):
+    """The same refusal through snakemake: named by the schema path, nothing written."""
+    result = snakemake("-n", "illustration", "--config", "results_dir=../up", workdir=tmp_path)
     out = result.stdout
     assert result.returncode != 0, out
     assert "Job stats:" not in out, out
