@@ -8,7 +8,7 @@ cell, the series for the cells' pair sums and the low-rank GCV of the CME. The s
 discrete choices (argmin over candidates), so W must agree exactly for the choices to
 agree; the rates errors are sums formed in another order (round-off ~1e-16 relative,
 amplified by the difference of O(1) terms that makes a squared error). Tolerance: 1e-10
-relative (1e-12 absolute) on every number.
+relative (1e-12 absolute) on every number, 5e-9 on distance correlations (``DCOR_RTOL``).
 """
 
 from __future__ import annotations
@@ -33,6 +33,10 @@ make = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make)
 
 RTOL, ATOL = 1e-10, 1e-12
+# Distance correlations are square roots of ratios of double-centred distance sums whose O(1)
+# terms cancel: the BLAS kernels of another CPU move them by up to 6.3e-10 relative (measured
+# on AMD EPYC with OpenBLAS's Haswell kernels against the fixture's machine), not by a choice.
+DCOR_RTOL = 5e-9
 
 
 def _assert_records_equal(got, expected):
@@ -42,7 +46,8 @@ def _assert_records_equal(got, expected):
         assert set(new) == set(old)
         for key, value in old.items():
             if isinstance(value, float):
-                assert new[key] == pytest.approx(value, rel=RTOL, abs=ATOL), key
+                rtol = DCOR_RTOL if key.startswith("dcor") else RTOL
+                assert new[key] == pytest.approx(value, rel=rtol, abs=ATOL), key
             else:
                 assert new[key] == value, key
 

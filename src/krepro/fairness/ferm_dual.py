@@ -114,18 +114,38 @@ def fairness_direction(K, v):
 def project_gram(K, tau, norm2):
     r"""Overwrite K with :math:`K' = K - \tau\tau^\top/\lVert u\rVert^2` and return it.
 
-    A BLAS rank-one update (``dger``) on K's memory: no n × n temporary. With
-    :math:`t = \tau/\lVert u\rVert`, entry (i, j) becomes :math:`K_{ij} - t_i t_j`, so an
-    exactly symmetric K stays exactly symmetric.
+    A BLAS symmetric rank-one update (``dsyr``) of one triangle on K's memory, then that
+    triangle mirrored onto the other, block by block: no n × n temporary, and K' is exactly
+    symmetric whatever the BLAS kernel (a general rank-one update ``dger`` is not: kernels
+    that fuse multiply-adds in vector lanes and not in the tail round entries (i, j) and
+    (j, i) differently). With :math:`t = \tau/\lVert u\rVert`, entry (i, j) becomes
+    :math:`K_{ij} - t_i t_j`.
     """
     if not (K.flags.c_contiguous and K.dtype == np.float64):
         raise ValueError("project_gram needs a C-contiguous float64 kernel matrix.")
     t = tau / np.sqrt(norm2)
-    # ttᵀ is symmetric: updating the transpose (the Fortran-ordered view BLAS wants) updates K.
-    updated = blas.dger(-1.0, t, t, a=K.T, overwrite_a=True)
+    # K.T is the Fortran-ordered view BLAS wants; its upper triangle is K's lower triangle.
+    updated = blas.dsyr(-1.0, t, a=K.T, lower=0, overwrite_a=True)
     if not np.shares_memory(updated, K):  # pragma: no cover - BLAS wrappers always update
         K[...] = updated.T
+    _mirror_lower_triangle(K)
     return K
+
+
+def _mirror_lower_triangle(K, block=128):
+    """Copy the strict lower triangle of square K onto its upper triangle, in place.
+
+    Tile by tile, so that the temporaries stay ``block × block`` whatever n.
+    """
+    n = K.shape[0]
+    for row in range(0, n, block):
+        rows = slice(row, min(row + block, n))
+        diagonal = K[rows, rows]
+        upper = np.triu_indices(diagonal.shape[0], 1)
+        diagonal[upper] = diagonal.T[upper]
+        for col in range(rows.stop, n, block):
+            cols = slice(col, min(col + block, n))
+            K[rows, cols] = K[cols, rows].T
 
 
 def solve_ferm_dual(
