@@ -1,15 +1,26 @@
-"""krepro.workflow.configuration.coerce_config: `--config` strings typed by the config schema."""
+"""krepro.workflow.configuration: `--config` strings typed by the config schema (coerce_config);
+config files and configs too large to walk refused (check_config_size)."""
 
 from __future__ import annotations
 
 import copy
+import itertools
+import time
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
-from krepro.workflow.configuration import coerce_config, load_schema
+from krepro.workflow.configuration import (
+    MAX_CONFIG_BYTES,
+    MAX_CONFIG_VALUES,
+    ConfigSizeError,
+    check_config_size,
+    coerce_config,
+    expanded_size,
+    load_schema,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA_FILE = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -207,3 +218,90 @@ def test_arguments_are_checked(tmp_path):
     path.write_text("- a list\n", encoding="utf-8")
     with pytest.raises(ValueError, match="does not hold a mapping"):
         load_schema(path)
+
+
+# --------------------------------------------------------------------------- size guard
+
+
+def alias_bomb(levels=9, width=9):
+    """'Billion laughs': each level is a list of `width` aliases of the level before."""
+    names = [f"l{level}" for level in range(levels)]
+    lines = [f"{names[0]}: &{names[0]} [{', '.join(['lol'] * width)}]"]
+    for previous, name in itertools.pairwise(names):
+        lines.append(f"{name}: &{name} [{', '.join([f'*{previous}'] * width)}]")
+    return "\n".join(lines) + "\n"
+
+
+def bomb_size(levels=9, width=9):
+    """Oracle of the bomb's expanded size: level 0 is a list of `width` strings, level k a list
+    of `width` copies of level k − 1; the top mapping counts itself and each key."""
+    sizes = [1 + width]
+    for _ in range(levels - 1):
+        sizes.append(1 + width * sizes[-1])
+    return 1 + sum(1 + size for size in sizes)
+
+
+def test_expanded_size_counts_shared_objects_where_they_appear():
+    shared = {"k": [1, 2]}  # 1 mapping + 1 key + (1 list + 2 scalars) = 5
+    assert expanded_size(shared) == 5
+    assert expanded_size([shared, shared, "x"]) == 1 + 5 + 5 + 1
+    assert expanded_size(7) == 1
+    assert expanded_size({}) == 1
+
+
+def test_expanded_size_measures_an_alias_bomb_without_expanding_it():
+    text = alias_bomb()
+    assert len(text.encode()) < 600
+    loaded = yaml.safe_load(text)  # cheap: every alias is one shared object
+    start = time.perf_counter()
+    assert expanded_size(loaded) == bomb_size() > 4e8
+    assert time.perf_counter() - start < 1.0  # about 100 distinct objects to visit
+
+
+def test_recursive_alias_is_refused():
+    loaded = yaml.safe_load("a: &a [1, *a]\n")
+    with pytest.raises(ConfigSizeError, match="contains itself"):
+        expanded_size(loaded)
+
+
+def test_bomb_file_is_refused_naming_the_file(tmp_path, default_config):
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(alias_bomb(), encoding="utf-8")
+    config = {**default_config, **yaml.safe_load(bomb.read_text(encoding="utf-8"))}
+    start = time.perf_counter()
+    with pytest.raises(ConfigSizeError) as error:
+        check_config_size(config, [REPO / "config" / "config.yaml", bomb])
+    assert time.perf_counter() - start < 1.0
+    message = str(error.value)
+    assert f"config file {bomb} holds {bomb_size():,} values" in message
+    assert f"{MAX_CONFIG_VALUES:,} allowed" in message
+
+
+def test_bomb_in_a_config_option_is_refused_as_the_merged_config(default_config):
+    """`--config 'ridge=...'` values are YAML too: a bomb there is caught in the merge."""
+    flow = "{" + alias_bomb().strip().replace("\n", ", ") + "}"
+    override = yaml.load(flow, Loader=yaml.BaseLoader)  # how Snakemake reads --config values
+    config = {**default_config, "ridge": override}
+    with pytest.raises(ConfigSizeError, match=r"the merged config .* holds"):
+        check_config_size(config, [REPO / "config" / "config.yaml"])
+
+
+def test_large_and_self_referring_files_are_refused(tmp_path, default_config):
+    big = tmp_path / "big.yaml"
+    big.write_text("# padding\n" * 200, encoding="utf-8")
+    with pytest.raises(ConfigSizeError, match=f"config file {big} has 2000 bytes, more than"):
+        check_config_size({}, [big], max_bytes=1000)
+    recursive = tmp_path / "recursive.yaml"
+    recursive.write_text("a: &a {b: *a}\n", encoding="utf-8")
+    with pytest.raises(ConfigSizeError, match=f"config file {recursive} cannot be read: it con"):
+        check_config_size({}, [recursive])
+
+
+@pytest.mark.parametrize(
+    "name", ["config/config.yaml", "config/paper.yaml", "tests/config/tiny.yaml"]
+)
+def test_shipped_configs_are_far_below_the_limits(name, default_config):
+    path = REPO / name
+    check_config_size(default_config, [path])
+    assert path.stat().st_size * 20 < MAX_CONFIG_BYTES
+    assert expanded_size(yaml.safe_load(path.read_text(encoding="utf-8"))) * 20 < MAX_CONFIG_VALUES

@@ -10,6 +10,7 @@ tests/config/tiny.yaml as the only config (`--replace-workflow-config --configfi
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import math
 import os
@@ -596,6 +597,32 @@ def test_config_option_with_a_bad_value_is_refused_naming_the_key(override, patt
     assert "Job stats:" not in out, out
     for pattern in patterns:
         assert re.search(pattern, out), f"{pattern!r} not in the output:\n{out}"
+
+
+def test_alias_bomb_config_file_is_refused_at_once(tmp_path):
+    """A YAML alias bomb ("billion laughs": 9 levels of 9 aliases, 4·10⁸ values in about 400
+    bytes) given with --configfile: refused naming the file, in seconds, not expanded by the
+    schema validation (which ran past any timeout before the size guard)."""
+    names = [f"l{level}" for level in range(9)]
+    lines = [f"{names[0]}: &{names[0]} [{', '.join(['lol'] * 9)}]"]
+    lines += [
+        f"{name}: &{name} [{', '.join([f'*{previous}'] * 9)}]"
+        for previous, name in itertools.pairwise(names)
+    ]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE), "--directory",
+           str(tmp_path), "--cores", "1", "-n", "--configfile", str(bomb)]  # fmt: skip
+    start = time.monotonic()
+    result = subprocess.run(
+        cmd, cwd=tmp_path, env=snakemake_env(), stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    elapsed = time.monotonic() - start
+    assert result.returncode != 0, result.stdout
+    assert elapsed < 10, f"refused after {elapsed:.1f} s:\n{result.stdout}"
+    assert f"config file {bomb} holds" in result.stdout, result.stdout
+    assert "Job stats:" not in result.stdout
 
 
 def _typo_in_ridge(config):

@@ -9,8 +9,11 @@ from snakemake.utils import validate
 from krepro.studies import PAPERS, STUDIES
 from krepro.workflow.codedeps import code_digest
 from krepro.workflow.config_checks import check_config
-from krepro.workflow.configuration import coerce_config
+from krepro.workflow.configuration import check_config_size, coerce_config
 
+# Before anything walks the config: a few hundred bytes of YAML aliases can stand for
+# billions of values, which validation (and its error message) would expand.
+check_config_size(config, workflow.configfiles)
 # `--config key={...}` gives nested values as strings: read them as the schema's types.
 SCHEMA = Path(workflow.basedir, "workflow", "schemas", "config.schema.yaml")
 config.update(coerce_config(config, SCHEMA))

@@ -1,4 +1,12 @@
-"""Command-line config overrides, typed by the config schema.
+"""Reading the workflow config: a size guard, and command-line overrides typed by the schema.
+
+A YAML file of a few hundred bytes can stand for a structure of billions of values: an anchor
+(``&a``) names a list, an alias (``*a``) repeats it, and nine levels of nine aliases each make
+9⁹ leaves ("billion laughs"). Loading it is cheap, since every alias shares one object, but
+anything that walks the structure as a tree (schema validation, an error message that prints
+the instance, a copy) does not finish. :func:`check_config_size` measures the tree each config
+file and the merged config stand for without expanding it, and refuses one that is too large
+or refers to itself, naming the file, before anything else reads the config.
 
 Snakemake parses a nested ``--config`` value with YAML's ``BaseLoader``:
 ``--config 'ridge={"n_repetitions": 5}'`` gives ``{"ridge": {"n_repetitions": "5"}}``, every
@@ -18,7 +26,20 @@ from pathlib import Path
 import yaml
 from jsonschema import validators
 
-__all__ = ["coerce_config", "load_schema"]
+__all__ = [
+    "MAX_CONFIG_BYTES",
+    "MAX_CONFIG_VALUES",
+    "ConfigSizeError",
+    "check_config_size",
+    "coerce_config",
+    "expanded_size",
+    "load_schema",
+]
+
+# The shipped configs are about 15 KB and 700 values (keys, containers and scalars) each:
+# these limits leave room for grids a hundred times longer and stop an alias bomb at once.
+MAX_CONFIG_BYTES = 1 << 20
+MAX_CONFIG_VALUES = 100_000
 
 _JSON_TYPES = {
     bool: "boolean",
@@ -40,6 +61,134 @@ def load_schema(schema):
     if not isinstance(loaded, Mapping):
         raise ValueError(f"schema file {Path(schema)} does not hold a mapping.")
     return loaded
+
+
+class ConfigSizeError(ValueError):
+    """A config file or the merged config is too large, or refers to itself."""
+
+
+def expanded_size(value) -> int:
+    """Number of values ``value`` holds when every shared object is counted where it appears.
+
+    This is the size of the tree a walk of ``value`` visits (schema validation, printing,
+    copying): every mapping, sequence, key and scalar counts one, and an object that YAML
+    aliases put in several places counts at each of them. It is computed once per distinct
+    object (memoised by identity), so the time is proportional to the objects loaded, not to
+    the tree they stand for.
+
+    Parameters
+    ----------
+    value : object
+        A loaded config or part of one: mappings, lists, tuples, sets and scalars.
+
+    Returns
+    -------
+    int
+        The expanded size (exact, however large).
+
+    Raises
+    ------
+    ConfigSizeError
+        ``value`` contains itself (a recursive YAML alias such as ``a: &a [*a]``), or is
+        nested too deeply to walk.
+
+    Examples
+    --------
+    >>> shared = ["x"] * 9
+    >>> expanded_size([shared] * 9)  # 1 outer list + 9 × (1 inner list + 9 strings)
+    91
+    """
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def measure(node) -> int:
+        if isinstance(node, Mapping):
+            children = [*node.keys(), *node.values()]
+        elif isinstance(node, (list, tuple, set, frozenset)):
+            children = node
+        else:
+            return 1
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in active:
+            raise ConfigSizeError("it contains itself (a recursive YAML alias)")
+        active.add(key)
+        total = 1 + sum(measure(child) for child in children)
+        active.discard(key)
+        sizes[key] = total
+        return total
+
+    try:
+        return measure(value)
+    except RecursionError:
+        raise ConfigSizeError("it is nested too deeply to be walked") from None
+
+
+def _load_yaml_file(path):
+    """A config file as YAML reads it, or ``None`` where safe YAML cannot read it."""
+    with open(path, encoding="utf-8") as handle:
+        try:
+            return yaml.safe_load(handle)
+        except yaml.YAMLError:
+            return None
+
+
+def check_config_size(
+    config, files=(), *, max_bytes=MAX_CONFIG_BYTES, max_values=MAX_CONFIG_VALUES
+) -> None:
+    """Refuse config files, and a merged config, too large to validate or to walk.
+
+    Each file is checked first, so that the error names the one at fault: its size in bytes,
+    then the size of the structure it holds with every YAML alias expanded
+    (:func:`expanded_size`). Then the merged ``config`` itself is measured, which also covers
+    ``--config`` values (Snakemake reads those as YAML too, aliases included). Nothing is
+    expanded, so an alias bomb is refused in milliseconds.
+
+    Parameters
+    ----------
+    config : mapping
+        The workflow config as Snakemake merged it (config files, then ``--config``).
+    files : iterable of path-like
+        The config files it came from (Snakemake's ``workflow.configfiles``). A file safe YAML
+        cannot read is not measured on its own (Snakemake read it, and the merged config is
+        still measured); a missing one is skipped.
+    max_bytes : int, default MAX_CONFIG_BYTES
+        Largest config file accepted, in bytes.
+    max_values : int, default MAX_CONFIG_VALUES
+        Largest expanded size accepted, for each file and for the merged config.
+
+    Raises
+    ------
+    ConfigSizeError
+        Naming the file (or "the merged config"), its size and the limit.
+    """
+    advice = (
+        "Config values are counted with every YAML alias (*name) expanded; a config this"
+        " large is a mistake or an alias bomb ('billion laughs'). Remove the aliases or"
+        " shorten the lists."
+    )
+    for path in map(Path, files):
+        if not path.is_file():
+            continue
+        n_bytes = path.stat().st_size
+        if n_bytes > max_bytes:
+            raise ConfigSizeError(
+                f"config file {path} has {n_bytes} bytes, more than the {max_bytes} allowed."
+            )
+        _check_values(_load_yaml_file(path), f"config file {path}", max_values, advice)
+    _check_values(config, "the merged config (config files and --config)", max_values, advice)
+
+
+def _check_values(value, what, max_values, advice):
+    try:
+        size = expanded_size(value)
+    except ConfigSizeError as error:
+        raise ConfigSizeError(f"{what} cannot be read: {error}.") from None
+    if size > max_values:
+        raise ConfigSizeError(
+            f"{what} holds {size:,} values, more than the {max_values:,} allowed. {advice}"
+        )
 
 
 def coerce_config(config, schema):
