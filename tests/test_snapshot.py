@@ -1,5 +1,6 @@
-"""The published snapshot: krepro.workflow.snapshot on a fake results tree, and the committed
-snapshots/paper/ (every file it lists present with its SHA-256, paper scale, ≤ 30 min)."""
+"""The published snapshot: krepro.workflow.snapshot on a fake results tree (publishing, and
+repairing a publish killed between its renames), and the committed snapshots/paper/ (every
+file it lists present with its SHA-256, paper scale, ≤ 30 min)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -19,6 +21,7 @@ from krepro.workflow.snapshot import (
     check_snapshot,
     read_benchmarks,
     read_cpu_records,
+    repair_snapshot,
     run_timing,
     verdict_disagreements,
     write_snapshot,
@@ -144,6 +147,130 @@ def test_two_tables_with_one_name_are_refused(run, tmp_path):
     with pytest.raises(SnapshotError, match=r"both be tables/ridge\.csv"):
         snapshot_of(run, tmp_path / "snapshots" / "paper", tables=tables)
     assert not (tmp_path / "snapshots" / "paper").exists()
+
+
+def tree(directory: Path) -> dict[str, bytes]:
+    """Every file under ``directory`` by its relative path, with its bytes."""
+    return {
+        p.relative_to(directory).as_posix(): p.read_bytes()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
+
+
+def hidden_beside(destination: Path) -> list[str]:
+    return sorted(p.name for p in destination.parent.iterdir() if p.name.startswith("."))
+
+
+def test_second_rename_failing_puts_the_previous_snapshot_back(run, tmp_path, monkeypatch):
+    destination = tmp_path / "snapshots" / "paper"
+    snapshot_of(run, destination)
+    before = tree(destination)
+    (run / "report.md").write_text("# New report\n")
+    real_replace = os.replace
+
+    def replace(source, target):
+        if Path(source).name.startswith(".paper.staging-"):
+            raise OSError("disk gone")
+        real_replace(source, target)
+
+    monkeypatch.setattr("krepro.workflow.snapshot.os.replace", replace)
+    with pytest.raises(OSError, match="disk gone"):
+        snapshot_of(run, destination)
+    assert tree(destination) == before
+    assert hidden_beside(destination) == []
+
+
+# A publish in a subprocess that dies (os._exit: no cleanup, as under SIGKILL) at the second
+# rename, after the previous snapshot was moved aside and before the new one took its place.
+KILLED_PUBLISH = """
+import json, os, sys
+from pathlib import Path
+import krepro.workflow.snapshot as snapshot
+
+real_replace = os.replace
+def replace(source, target):
+    if Path(source).name.startswith(".paper.staging-"):
+        os._exit(9)
+    real_replace(source, target)
+snapshot.os.replace = replace
+arguments = json.loads(sys.argv[1])
+snapshot.write_snapshot(arguments.pop("destination"), **arguments)
+"""
+
+
+def kill_a_publish(run: Path, destination: Path) -> None:
+    arguments = {
+        "destination": str(destination),
+        "report": str(run / "report.md"),
+        "verdicts": str(run / "verdicts.csv"),
+        "provenance": str(run / "provenance.json"),
+        "tables": [str(p) for p in sorted((run / "tables").iterdir())],
+        "figures": [str(p) for p in sorted((run / "figures").iterdir())],
+        "benchmarks": str(run / "benchmarks"),
+    }
+    path = [str(REPO / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_PUBLISH, json.dumps(arguments)],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(path)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert killed.returncode == 9, killed.stderr
+
+
+@pytest.mark.parametrize("next_run", ["repair", "publish", "failed-publish"])
+def test_publish_killed_between_its_renames_is_repaired_by_the_next_run(run, tmp_path, next_run):
+    destination = tmp_path / "snapshots" / "paper"
+    snapshot_of(run, destination)
+    before = tree(destination)
+    (run / "report.md").write_text("# New report\n")
+    kill_a_publish(run, destination)
+    # The crash left neither snapshot in place: the old one retired, the new one staged.
+    assert not destination.exists()
+    left = hidden_beside(destination)
+    assert [name.split("-")[0] for name in left] == [".paper.retired", ".paper.staging"]
+
+    if next_run == "repair":
+        done = repair_snapshot(destination)
+        assert done[0].startswith(f"restored {destination} from .paper.retired-")
+        assert len(done) == 3  # restored, and the two directories removed
+        assert tree(destination) == before
+        assert repair_snapshot(destination) == []  # nothing left to repair
+    elif next_run == "publish":
+        record = snapshot_of(run, destination)
+        assert (destination / "report.md").read_text() == "# New report\n"
+        assert json.loads((destination / "provenance.json").read_text()) == record
+    else:  # a publish that fails on a missing input still puts the old snapshot back
+        with pytest.raises(SnapshotError, match="missing"):
+            snapshot_of(run, destination, report=run / "absent.md")
+        assert tree(destination) == before
+    assert check_snapshot(destination) == {}
+    assert hidden_beside(destination) == []
+
+
+def test_leftovers_of_earlier_versions_are_repaired_and_other_directories_kept(run, tmp_path):
+    """Earlier versions named staging and retired directories alike (``.paper.<8 chars>``)."""
+    destination = tmp_path / "snapshots" / "paper"
+    snapshot_of(run, destination)
+    before = tree(destination)
+    retired = tmp_path / "snapshots" / ".paper.k2_x9q0z"
+    retired.mkdir()
+    destination.rename(retired / "paper")
+    staging = tmp_path / "snapshots" / ".paper.ab12cd34"
+    (staging / "tables").mkdir(parents=True)
+    (staging / "report.md").write_text("# Half-written\n")
+    mine = tmp_path / "snapshots" / ".paper.backup"
+    mine.mkdir()
+    done = repair_snapshot(destination)
+    assert done == [
+        f"restored {destination} from .paper.k2_x9q0z (a publish was interrupted)",
+        f"removed {staging}",
+        f"removed {retired}",
+    ]
+    assert tree(destination) == before
+    assert hidden_beside(destination) == [".paper.backup"]
 
 
 def test_timing_from_synthetic_benchmark_records(tmp_path):

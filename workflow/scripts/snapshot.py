@@ -1,10 +1,13 @@
 """snapshots/<scale>/: the finished run's report, verdicts, tables, figures and provenance."""
 
 from krepro.workflow.runtime import job
-from krepro.workflow.snapshot import write_snapshot
+from krepro.workflow.snapshot import repair_snapshot, write_snapshot
 
 with job(snakemake) as logger:
     inp = snakemake.input
+    # A publish killed between its renames: the previous snapshot back, staging removed.
+    for repair in repair_snapshot(snakemake.params.destination):
+        logger.warning("%s", repair)
     record = write_snapshot(
         snakemake.params.destination,
         report=inp.report,

@@ -11,8 +11,14 @@ run's own provenance (:func:`krepro.workflow.provenance.collect_provenance`) plu
   Snakemake's sampled ``cpu_time`` (a lower bound);
 * ``files``: the SHA-256 of every other file of the snapshot, by its path in the snapshot.
 
-The snapshot is built in a temporary directory beside the destination and then moved into
-place, so an interrupted or failed snapshot leaves the previous one whole.
+The snapshot is built in a staging directory beside the destination
+(``.<name>.staging-*``); publishing then takes two renames on one file system: the previous
+snapshot moves into a retired directory (``.<name>.retired-*``), the staging directory takes
+its place, and the retired one is removed. A publish that fails between the renames moves the
+previous snapshot back; one killed there (or anywhere else) is repaired by the next publish,
+which first runs :func:`repair_snapshot`: a missing destination gets its retired snapshot back,
+and every staging or retired directory is removed. So ``snapshots/<scale>/`` always holds the
+old or the new snapshot, whole, never neither or a mix.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
@@ -36,6 +43,7 @@ __all__ = [
     "file_sha256",
     "read_benchmarks",
     "read_cpu_records",
+    "repair_snapshot",
     "run_timing",
     "verdict_disagreements",
     "write_snapshot",
@@ -224,9 +232,11 @@ def write_snapshot(
     Raises
     ------
     SnapshotError
-        A missing input file, or two tables (figures) with the same name; nothing is written.
+        A missing input file, or two tables (figures) with the same name; nothing is written
+        (but a previous publish that was killed is repaired first, see :func:`repair_snapshot`).
     """
     destination = Path(destination)
+    repair_snapshot(destination)
     sources = {"report.md": Path(report), "verdicts.csv": Path(verdicts)}
     for source in sources.values():
         if not source.is_file():
@@ -242,7 +252,7 @@ def write_snapshot(
     wall_seconds, rule_cpu_seconds = run_timing(benchmarks, logs)
 
     destination.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}."))
+    staging = Path(tempfile.mkdtemp(dir=destination.parent, prefix=_prefix(destination, _STAGING)))
     try:
         files = {}
         for name, source in sorted(sources.items()):
@@ -265,19 +275,93 @@ def write_snapshot(
     return record
 
 
+# Staging and retired directories: hidden, beside the destination, named after it.
+_STAGING, _RETIRED = "staging", "retired"
+
+
+def _prefix(destination: Path, kind: str) -> str:
+    return f".{destination.name}.{kind}-"
+
+
 def _replace_directory(staging: Path, destination: Path) -> None:
     """Move ``staging`` to ``destination``, replacing it; the old one is removed last.
 
     Two renames on one file system: ``destination`` is briefly absent between them, but
-    never partly written.
+    never partly written. If the second rename fails, the old directory is moved back; if
+    the process dies between them, :func:`repair_snapshot` moves it back.
     """
     retired = None
     if destination.exists():
-        retired = Path(tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}."))
+        retired = Path(
+            tempfile.mkdtemp(dir=destination.parent, prefix=_prefix(destination, _RETIRED))
+        )
         os.replace(destination, retired / destination.name)
-    os.replace(staging, destination)
+    try:
+        os.replace(staging, destination)
+    except BaseException:
+        if retired is not None:
+            os.replace(retired / destination.name, destination)
+            shutil.rmtree(retired)
+        raise
     if retired is not None:
         shutil.rmtree(retired)
+
+
+def _leftovers(destination: Path) -> tuple[list[Path], list[Path]]:
+    """Staging and retired directories of earlier publishes of ``destination``.
+
+    Besides the current names, a directory ``.<name>.<8 characters>`` (tempfile's names, which
+    earlier versions used for both) counts as retired when it holds nothing but ``<name>/``,
+    and as staging otherwise. Other directories beside the destination are left alone.
+    """
+    staging, retired = [], []
+    if not destination.parent.is_dir():
+        return staging, retired
+    for path in sorted(destination.parent.glob(f".{destination.name}.*")):
+        if not path.is_dir() or path.is_symlink():
+            continue
+        kind = path.name.removeprefix(f".{destination.name}.")
+        legacy = re.fullmatch(r"[a-z0-9_]{8}", kind) is not None  # tempfile's random names
+        if kind.startswith(f"{_RETIRED}-") or (
+            legacy and [p.name for p in path.iterdir()] == [destination.name]
+        ):
+            retired.append(path)
+        elif kind.startswith(f"{_STAGING}-") or legacy:
+            staging.append(path)
+    return staging, retired
+
+
+def repair_snapshot(destination) -> list[str]:
+    """Repair what a killed publish of ``destination`` left behind; a no-op after a clean one.
+
+    A publish killed between its two renames leaves ``destination`` missing and the previous
+    snapshot in a retired directory beside it; one killed earlier or later leaves a staging
+    or a retired directory. This moves the previous snapshot back where the destination is
+    missing (the newest retired one, if several), then removes every staging and retired
+    directory. :func:`write_snapshot` calls it first.
+
+    Parameters
+    ----------
+    destination : path-like
+        The snapshot directory (e.g. ``snapshots/paper``).
+
+    Returns
+    -------
+    list of str
+        What was done, one line each (empty when there was nothing to repair).
+    """
+    destination = Path(destination)
+    staging, retired = _leftovers(destination)
+    done = []
+    previous = [path for path in retired if (path / destination.name).is_dir()]
+    if not destination.exists() and previous:
+        newest = max(previous, key=lambda path: path.stat().st_mtime_ns)
+        os.replace(newest / destination.name, destination)
+        done.append(f"restored {destination} from {newest.name} (a publish was interrupted)")
+    for path in [*staging, *retired]:
+        shutil.rmtree(path)
+        done.append(f"removed {path}")
+    return done
 
 
 def check_snapshot(directory) -> Mapping:
