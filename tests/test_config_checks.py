@@ -1,4 +1,5 @@
-"""Cross-field config checks (krepro.workflow.config_checks): one test per rule, shipped configs."""
+"""Cross-field config checks (krepro.workflow.config_checks): one test per rule, shipped configs,
+and every constraint config/README.md states, each refused at parse time (schema or check)."""
 
 import copy
 import re
@@ -6,8 +7,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from jsonschema import validators
 
 from krepro.workflow.config_checks import check_config, config_problems
+from krepro.workflow.configuration import load_schema
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -187,3 +190,217 @@ def test_every_problem_is_listed_at_once():
     with pytest.raises(ValueError) as info:
         check_config(config)
     assert len(re.findall(r"^  - ", str(info.value), flags=re.M)) == 3, str(info.value)
+
+
+# --------------------------------------------------------------------------- README constraints
+
+SCHEMA = load_schema(REPO / "workflow" / "schemas" / "config.schema.yaml")
+VALIDATOR = validators.validator_for(SCHEMA)(SCHEMA)
+
+
+def readme_constraints():
+    """``{name: text}`` of the bullets under config/README.md's "## Constraints" heading; the
+    name is the bullet's text before its first ": "."""
+    text = (REPO / "config" / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Constraints\n", 1)[1].split("\n## ", 1)[0]
+    bullets = re.findall(r"(?m)^- (.+)$", section)
+    return dict(bullet.split(": ", 1) for bullet in bullets)
+
+
+def parse_time_refusal(config):
+    """What the workflow refuses when it reads ``config``, before any job: schema errors
+    (step 2, as ``snakemake.utils.validate``), else cross-field problems (step 3)."""
+    errors = list(VALIDATOR.iter_errors(config))
+    if errors:
+        return "schema", [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in errors]
+    return "check", config_problems(config)
+
+
+def _remove(path):
+    def change(config):
+        *parents, last = path.split(".")
+        section = config
+        for key in parents:
+            section = section[key]
+        del section[last]
+
+    return change
+
+
+def _both(*changes):
+    def change(config):
+        for each in changes:
+            each(config)
+
+    return change
+
+
+# One or more breaks per README constraint: (constraint, stage that refuses it, change,
+# patterns the refusal must contain). Every key a constraint names is broken once.
+README_CASES = [
+    ("`results_dir` is relative", "schema", _set("results_dir", "../out"), ["results_dir"]),
+    ("`results_dir` is relative", "schema", _set("results_dir", "/tmp/out"), ["results_dir"]),
+    ("`results_dir` is relative", "schema", _set("results_dir", "out/.x"), ["results_dir"]),
+    ("`results_dir` is relative", "schema", _set("results_dir", "snapshots/x"), ["results_dir"]),
+    ("`results_dir` is relative", "schema", _set("results_dir", "resources"), ["results_dir"]),
+    ("`ridge.gammas` in [0, 1]", "schema", _set("ridge.gammas", [0.0, 1.0, 1.5]),
+     [r"ridge\.gammas\.2: 1\.5 is greater than the maximum of 1"]),
+    ("`ridge.gammas` in [0, 1]", "schema", _set("cme_oblivious.gammas", [-0.5, 1.0]),
+     [r"cme_oblivious\.gammas\.0: -0\.5 is less than the minimum of 0"]),
+    ("`ridge.gammas` in [0, 1]", "schema", _set("projection.gammas", [0.0, 2.0]),
+     [r"projection\.gammas\.1: 2\.0 is greater"]),
+    ("`ridge.gammas` contains 0 and 1", "check", _set("ridge.gammas", [0.5]),
+     [r"ridge\.gammas = \[0\.5\] must contain 0 and 1 \(missing 0, 1\)"]),
+    ("`ridge.gammas` contains 0 and 1", "check", _set("ridge.gammas", [0.0, 0.5]),
+     [r"ridge\.gammas = \[0\.0, 0\.5\] must contain 0 and 1 \(missing 1\)"]),
+    ("`ridge.experiments` contains 1 and 2", "check", _set("ridge.experiments", [1]),
+     [r"ridge\.experiments = \[1\] must contain 1 and 2 \(missing \[2\]\)"]),
+    ("`ridge.experiments` contains 1 and 2", "check", _set("ridge.experiments", [2]),
+     [r"ridge\.experiments = \[2\] must contain 1 and 2 \(missing \[1\]\)"]),
+    ("`projection.gammas` has two values", "schema", _set("projection.gammas", [0.5]),
+     [r"projection\.gammas: \[0\.5\] (should be non-empty|is too short)"]),
+    ("λ, α and C grids are ordered", "check", CASES["ridge-lambda"][0],
+     [r"ridge\.variants\.paper_text\.log2_lambda_min = 6"]),
+    ("λ, α and C grids are ordered", "check", CASES["cme-oblivious-lambda"][0],
+     [r"cme_oblivious\.log2_lambda_min = 9"]),
+    ("λ, α and C grids are ordered", "check", CASES["cme-oblivious-alpha"][0],
+     [r"cme_oblivious\.cme\.log10_alpha_min = 0"]),
+    ("λ, α and C grids are ordered", "check", _set("rates.cme.log10_alpha_min", 0),
+     [r"rates\.cme\.log10_alpha_min = 0 must be at most rates\.cme\.log10_alpha_max = -1"]),
+    ("λ, α and C grids are ordered", "check", CASES["students-C"][0],
+     [r"students\.c_selections\.cv\.log2_C_min = 5"]),
+    ("ranges have `low < high`", "check", CASES["ridge-range"][0], [r"ridge\.partition\.low"]),
+    ("ranges have `low < high`", "check", CASES["cme-oblivious-range"][0],
+     [r"cme_oblivious\.partition\.low"]),
+    ("ranges have `low < high`", "check", _set("projection.partition.low", 6.0),
+     [r"projection\.partition\.low = 6\.0 must be smaller than projection\.partition\.high = 5"]),
+    ("ranges have `low < high`", "check", CASES["students-range"][0],
+     [r"students\.variants\.paper\.low"]),
+    ("primary variants exist", "check", CASES["ridge-primary"][0], [r"ridge\.primary_variant"]),
+    ("primary variants exist", "check", CASES["students-primary"][0],
+     [r"students\.primary_variant"]),
+    ("primary variants exist", "check", CASES["coverage-primary"][0],
+     [r"coverage\.primary_variant"]),
+    ("primary readings exist", "check", _set("dcm_synthetic.centring", ["uncentred"]),
+     [r"dcm_synthetic\.primary\.centring = 'centred' is not one of the readings"]),
+    ("primary readings exist", "check", _set("dcm_parkinsons.svr_kernel", ["linear"]),
+     [r"dcm_parkinsons\.primary\.svr_kernel = 'rbf' is not one of the readings"]),
+    ("students C selections are consistent", "check", CASES["students-primary-c-selection"][0],
+     [r"students\.primary_c_selection = 'nope'"]),
+    ("students C selections are consistent", "check", CASES["students-c-selection-variant"][0],
+     [r"students\.c_selections\.cv\.variants \['nope'\]"]),
+    ("students C selections are consistent", "check",
+     _set("students.c_selections.cv.variants", ["authors_code"]),
+     [r"students\.primary_variant = 'paper' is not run under"]),
+    ("adult readings exist", "check", CASES["adult-run-grids"][0],
+     [r"adult\.run_grids \['huge'\]"]),
+    ("adult readings exist", "check",
+     _both(_set("adult.run_grids", ["paper"]), _set("adult.primary_grid", "repository")),
+     [r"adult\.primary_grid = 'repository' is not one of adult\.run_grids \['paper'\]"]),
+    ("adult readings exist", "check", _remove("adult.protocols.reference"),
+     [r"adult\.primary_protocol = 'reference' is not one of adult\.protocols \['corrected'\]"]),
+    ("folds have training points", "check", CASES["students-folds"][0], [r"students\.n_folds"]),
+    ("folds have training points", "schema", _set("adult.n_folds", 21),
+     [r"adult\.n_folds: 21 is greater than the maximum of 20"]),
+    ("folds have training points", "schema", _set("adult.n_train_corrected", 19),
+     [r"adult\.n_train_corrected: 19 is less than the minimum of 20"]),
+    ("unseen domains remain", "check", CASES["dcm-domains"][0],
+     [r"dcm_synthetic\.n_train_domains = 10"]),
+    ("unseen domains remain", "schema", _set("dcm_parkinsons.n_train_subjects", 42),
+     [r"dcm_parkinsons\.n_train_subjects: 42 is greater than the maximum of 41"]),
+    ("Wishart df exceeds dim − 1", "check", CASES["dcm-wishart"][0],
+     [r"dcm_synthetic\.wishart_df = 8"]),
+    ("Wishart df exceeds dim − 1", "check", CASES["dcm-fig2-wishart"][0],
+     [r"dcm_synthetic\.fig2\.wishart_df = 3\.5"]),
+    ("`dcm_synthetic.fig2.dim` is at least 2", "schema",
+     _both(_set("dcm_synthetic.fig2.dim", 1), _set("dcm_synthetic.fig2.wishart_df", 1)),
+     [r"dcm_synthetic\.fig2\.dim: 1 is less than the minimum of 2"]),
+    *(
+        ("repetitions allow a standard deviation", "schema", _set(key, 1),
+         [rf"{re.escape(key)}: 1 is less than the minimum of 2"])
+        for key in (
+            "rates.n_repetitions",
+            "cme.n_repetitions",
+            "dcm_synthetic.n_repetitions",
+            "dcm_parkinsons.n_repetitions",
+            "dcm_synthetic.reading_repetitions",
+            "dcm_parkinsons.reading_repetitions",
+        )
+    ),
+    ("`rates.finite.n_values` are at least 2", "schema", _set("rates.finite.n_values", [1, 5]),
+     [r"rates\.finite\.n_values\.0: 1 is less than the minimum of 2"]),
+    *(
+        ("sample-size lists have two values", "schema", _set(key, [100]),
+         [rf"{re.escape(key)}: \[100\] (should be non-empty|is too short)"])
+        for key in ("rates.finite.sizes", "rates.continuous.sizes", "rates.cme.sizes")
+    ),
+    ("`rates.cme.dims` are among `rates.continuous.dims`", "check",
+     _set("rates.continuous.dims", [1]),
+     [r"rates\.cme\.dims \[2\] are not among rates\.continuous\.dims \[1\]"]),
+    ("confidence levels lie in (0, 1)", "schema", _set("rates.confidence", 1.0),
+     [r"rates\.confidence: 1\.0 is greater than or equal to the maximum of 1"]),
+    ("confidence levels lie in (0, 1)", "schema", _set("coverage.confidence_level", 0),
+     [r"coverage\.confidence_level: 0 is less than or equal to the minimum of 0"]),
+    ("`cme.contrast_x` holds two different points", "schema", _set("cme.contrast_x", [0.5]),
+     [r"cme\.contrast_x: \[0\.5\] (should be non-empty|is too short)"]),
+    ("`cme.contrast_x` holds two different points", "schema", _set("cme.contrast_x", [0.1, 1.5]),
+     [r"cme\.contrast_x\.1: 1\.5 is greater"]),
+    ("`cme.contrast_x` holds two different points", "check", CASES["cme-contrast"][0],
+     [r"cme\.contrast_x = \[0\.5, 0\.5\] must hold two different points"]),
+    ("`cme.lambdas` holds two positive values", "schema", _set("cme.lambdas", [1e-3]),
+     [r"cme\.lambdas: \[0\.001\] (should be non-empty|is too short)"]),
+    ("`cme.lambdas` holds two positive values", "schema", _set("cme.lambdas", [0.0, 1.0]),
+     [r"cme\.lambdas\.0: 0\.0 is less than or equal to the minimum of 0"]),
+    ("coverage lists are strictly increasing", "check", _set("coverage.partitions", [128, 64]),
+     [r"coverage\.partitions = \[128, 64\] must be strictly increasing"]),
+    ("coverage lists are strictly increasing", "check", CASES["coverage-increasing"][0],
+     [r"coverage\.targets = \[4, 2, 8\] must be strictly increasing"]),
+    ("coverage partitions are nested", "check", CASES["coverage-nested"][0],
+     [r"coverage\.partitions \[96\]"]),
+]  # fmt: skip
+
+
+def _readme_base():
+    config = copy.deepcopy(DEFAULT)
+    config["students"]["n_train"] = 10  # small enough that the fold check bites
+    return config
+
+
+def test_every_readme_constraint_has_a_case_and_every_case_a_readme_constraint():
+    stated = readme_constraints()
+    tested = {name for name, *_ in README_CASES}
+    assert sorted(set(stated) - tested) == [], "constraints in config/README.md without a case"
+    assert sorted(tested - set(stated)) == [], "cases without a constraint in config/README.md"
+    for name, stage, *_ in README_CASES:
+        assert f"({stage})" in stated[name], f"README does not say {name!r} is a {stage} refusal"
+
+
+@pytest.mark.parametrize(
+    "case", README_CASES, ids=[f"{i}-{case[0]}" for i, case in enumerate(README_CASES)]
+)
+def test_each_readme_constraint_is_refused_at_parse_time(case):
+    _, stage, change, patterns = case
+    config = _readme_base()
+    assert parse_time_refusal(config) == ("check", []), "the base of the cases must be valid"
+    change(config)
+    refused_by, messages = parse_time_refusal(config)
+    assert refused_by == stage, messages
+    assert len(messages) == 1, messages
+    for pattern in patterns:
+        assert re.search(pattern, messages[0]), (pattern, messages[0])
+    if stage == "check":
+        with pytest.raises(ValueError, match="Invalid config"):
+            check_config(config)
+
+
+def test_the_issue_example_is_refused_before_any_job():
+    """``--config 'ridge={"gammas": [0.5], "n_repetitions": 2}'`` used to pass, run every
+    fit job and fail in ridge_summary (KeyError: the report needs γ = 0 and γ = 1)."""
+    config = copy.deepcopy(DEFAULT)
+    config["ridge"] |= {"gammas": [0.5], "n_repetitions": 2}
+    refused_by, messages = parse_time_refusal(config)
+    assert refused_by == "check"
+    assert messages == [
+        "ridge.gammas = [0.5] must contain 0 and 1 (missing 0, 1): the report compares the"
+        " methods at both ends."
+    ]

@@ -587,8 +587,13 @@ def test_config_option_overrides_a_nested_key():
         ('ridge={"n_repetitions": abc}', ["n_repetitions", "'abc' is not of type 'integer'"]),
         ('ridge={"partition": {"low": low}}', [r"\['partition'\]\['low'\]", "'low'"]),
         ('ridge={"gammas": [0, 1.5]}', ["gammas", r"1\.5 is greater than the maximum of 1"]),
+        # Used to run every ridge fit and fail in ridge_summary (KeyError: needs γ = 0 and 1).
+        (
+            'ridge={"gammas": [0.5], "n_repetitions": 2}',
+            [r"ridge\.gammas = \[0\.5\] must contain 0 and 1"],
+        ),
     ],
-    ids=["not-an-integer", "nested-not-a-number", "out-of-range"],
+    ids=["not-an-integer", "nested-not-a-number", "out-of-range", "ridge-gammas-without-ends"],
 )
 def test_config_option_with_a_bad_value_is_refused_naming_the_key(override, patterns, tmp_path):
     result = snakemake("-n", "ridge", "--config", override, workdir=tmp_path, cores=1)

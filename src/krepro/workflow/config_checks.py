@@ -1,16 +1,20 @@
 """Cross-field checks of the workflow config: what the JSON schema cannot express.
 
 ``workflow/schemas/config.schema.yaml`` checks every key on its own (type, range, known
-names). The constraints between keys live here: a λ or C grid whose minimum exceeds its
-maximum, a range with ``low >= high``, as many training domains as domains, more folds than
-training points, a ``primary_variant`` that is not a variant, and so on. Left unchecked,
-each starts jobs that fail later with a message that does not name the config key
-("argmin of an empty sequence", "high − low < 0"). :func:`check_config` runs before the
-workflow builds its DAG and raises one :class:`ValueError` listing every problem, each with
-the dotted keys and their values.
+names). The constraints between keys, and those on the values a report needs, live here: a
+λ, α or C grid whose minimum exceeds its maximum, a range with ``low >= high``, as many
+training domains as domains, more folds than training points, a ``primary_variant`` that is
+not a variant, ridge γ values without both ends 0 and 1, and so on. Left unchecked, each
+starts jobs that fail later (sometimes only in the summary job, after every fit) with a
+message that does not name the config key ("argmin of an empty sequence", "high − low < 0",
+``KeyError: 'M-ORR'``). :func:`check_config` runs before the workflow builds its DAG and
+raises one :class:`ValueError` listing every problem, each with the dotted keys and their
+values. config/README.md states each of these constraints.
 """
 
 from __future__ import annotations
+
+import math
 
 __all__ = ["check_config", "config_problems"]
 
@@ -71,6 +75,14 @@ def _grids(problems, config):
             strict=False,
             prefix=f"students.c_selections.{name}",
         )
+    _ordered(
+        problems,
+        config["rates"]["cme"],
+        "log10_alpha_min",
+        "log10_alpha_max",
+        strict=False,
+        prefix="rates.cme",
+    )
 
 
 def _ranges(problems, config):
@@ -88,6 +100,14 @@ def _ranges(problems, config):
     )
     for name, variant in config["students"]["variants"].items():
         _ordered(problems, variant, "low", "high", strict=True, prefix=f"students.variants.{name}")
+    _ordered(
+        problems,
+        config["projection"]["partition"],
+        "low",
+        "high",
+        strict=True,
+        prefix="projection.partition",
+    )
 
 
 def _variants(problems, config):
@@ -204,7 +224,59 @@ def _coverage(problems, config):
         )
 
 
-_CHECKS = (_grids, _ranges, _variants, _readings, _folds, _domains, _cme, _coverage)
+# γ values the ridge report reads, and the experiments it compares (ridge/report.py: the
+# gaps at γ = 0 and γ = 1; M-ORR − ORR in experiment 2 against experiment 1).
+RIDGE_GAMMA_ENDS = (0.0, 1.0)
+RIDGE_EXPERIMENTS = (1, 2)
+
+
+def _ridge(problems, config):
+    ridge = config["ridge"]
+    # The report matches γ with numpy.isclose's default tolerance.
+    missing = [
+        end
+        for end in RIDGE_GAMMA_ENDS
+        if not any(
+            math.isclose(gamma, end, rel_tol=1e-5, abs_tol=1e-8) for gamma in ridge["gammas"]
+        )
+    ]
+    if missing:
+        problems.append(
+            f"ridge.gammas = {ridge['gammas']} must contain 0 and 1 (missing"
+            f" {', '.join(f'{g:g}' for g in missing)}): the report compares the methods at"
+            " both ends."
+        )
+    missing = [e for e in RIDGE_EXPERIMENTS if e not in ridge["experiments"]]
+    if missing:
+        problems.append(
+            f"ridge.experiments = {ridge['experiments']} must contain 1 and 2 (missing"
+            f" {missing}): the report compares the M-ORR − ORR gap of experiment 2 with"
+            " experiment 1's."
+        )
+
+
+def _rates(problems, config):
+    rates = config["rates"]
+    extra = [d for d in rates["cme"]["dims"] if d not in rates["continuous"]["dims"]]
+    if extra:
+        problems.append(
+            f"rates.cme.dims {extra} are not among rates.continuous.dims"
+            f" {rates['continuous']['dims']} (the CME runs on the continuous settings only)."
+        )
+
+
+_CHECKS = (
+    _grids,
+    _ranges,
+    _variants,
+    _readings,
+    _folds,
+    _domains,
+    _cme,
+    _coverage,
+    _ridge,
+    _rates,
+)
 
 
 def config_problems(config):
