@@ -151,3 +151,26 @@ def test_fill_gram_with_low_rank_correction(tile_size):
     np.testing.assert_array_equal(out, out.T)
     expected = gram(X, None, "matern", **params) + A @ C.T + C @ A.T
     np.testing.assert_allclose(out, expected, rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("scale", "gamma"),
+    [(1e160, 1.0), (1e-300, 1.7e308), (1.0, 1.7e308), (1e300, 1e-300), (1e154, 1e-300)],
+)
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_rbf_tiles_are_finite_and_equal_gram_at_extreme_scales(scale, gamma, symmetric):
+    # Before: the augmented product overflowed (2 gamma = inf, |x|^2 = inf) and tiles held
+    # NaN; now they take the direct path, as gram() does, whatever the scale.
+    X, Y = _points()
+    X, Y = X * scale, (None if symmetric else Y * scale)
+    tiles = KernelTiles(X, Y, "rbf", {"gamma": gamma})
+    n_cols = len(X) if symmetric else len(Y)
+    for size in (4, 1000):
+        for rows in tile_ranges(len(X), size):
+            for cols in tile_ranges(n_cols, size):
+                tile = tiles(rows, cols)
+                assert np.isfinite(tile).all()
+                reference = gram(X[rows], (X if symmetric else Y)[cols], "rbf", gamma=gamma)
+                if symmetric and rows == cols:
+                    np.testing.assert_array_equal(np.diag(tile), 1.0)
+                np.testing.assert_allclose(tile, reference, rtol=0, atol=1e-15)
