@@ -25,7 +25,7 @@ import numpy as np
 from scipy import linalg
 
 from krepro.content_key import content_key
-from krepro.kernels import gram, rbf_gram
+from krepro.kernels import gram, rbf_gram, warn_if_degenerate
 from krepro.spectral import pivoted_cholesky, top_eigh
 from krepro.validation import label_codes
 
@@ -134,7 +134,10 @@ class ExactFeatureMap:
         except ValueError as error:
             if "not positive" not in str(error):
                 raise
-            raise ValueError("The training Gram matrix is zero: all points coincide.") from None
+            raise ValueError(
+                "The centred training Gram matrix is zero: all points coincide, or gamma is so "
+                "small against their spread that every kernel value rounds to 1."
+            ) from None
         self.eigenvalues = values
         self.projector = vectors / np.sqrt(values)
         self.F = vectors * np.sqrt(values)
@@ -203,12 +206,16 @@ class NystroemFeatureMap:
         self.center = center
         C = kernel_block(X, self.X_landmarks, **self.kernel_params)
         self.W = C[self.landmarks]
+        warn_if_degenerate(self.W)  # the landmarks' Gram matrix (rbf_gram warns for K(X, X))
         self.C = C
         P = pinv_sqrt(self.W, pinv_tol)
         self.column_mean = C.mean(axis=0) if center else np.zeros(C.shape[1])
         F, self.eigenvalues, V = _orthogonalize((C - self.column_mean) @ P, rank_tol)
         if F.shape[1] == 0:
-            raise ValueError("The Nyström Gram matrix is zero: all landmarks coincide.")
+            raise ValueError(
+                "The centred Nyström Gram matrix is zero: all landmarks coincide, or gamma is "
+                "so small against their spread that every kernel value rounds to 1."
+            )
         self.F = F
         self.projector = P @ V
 
