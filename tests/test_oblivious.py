@@ -6,6 +6,8 @@ finite-dimensional feature map, the empty-cell convention ``E_n[· | S ∈ B] = 
 """
 
 import itertools
+import sys
+import threading
 import warnings
 
 import numpy as np
@@ -501,3 +503,46 @@ def test_overflowing_linear_oblivious_gram_raises_naming_the_input():
     ok = ObliviousKernel(kernel="linear").fit(X, sensitive_features=s)
     with pytest.raises(ValueError, match="linear kernel matrix of X"):
         ok.gram(X * 1e160, s)
+
+
+# ---------------------------------------------------------------------------------------------
+# threads
+
+
+def test_a_fitted_kernel_is_safe_to_share_between_threads():
+    # Before: threads sharing a fitted kernel raised KeyError in the product cache's
+    # move_to_end (an entry evicted by another thread between lookup and move).
+    rng = np.random.default_rng(3)
+    X, s = rng.normal(size=(160, 2)), rng.integers(0, 3, 160)
+    ok = ObliviousKernel(gamma=0.5, tile_size=8).fit(X[100:], sensitive_features=s[100:])
+    # seven point sets: more than the caches keep (4), so threads evict each other's entries
+    sets = [(X[10 * k : 10 * k + 20], s[10 * k : 10 * k + 20]) for k in range(7)]
+
+    def results(k):
+        (XA, SA), (XB, SB) = sets[k], sets[(k + 1) % len(sets)]
+        return ok.gram(XA, SA), ok.gram(XA, SA, XB, SB), ok.mixed_gram(XA, SA, XB)
+
+    expected = [results(k) for k in range(len(sets))]
+    mismatches, errors = [], []
+
+    def work(index):
+        try:
+            for step in range(100):
+                k = (index + step) % len(sets)
+                if not all(map(np.array_equal, results(k), expected[k])):
+                    mismatches.append(k)
+        except Exception as error:  # collected and reported by the test
+            errors.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert mismatches == []
