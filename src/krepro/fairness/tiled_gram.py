@@ -33,6 +33,7 @@ float64 maximum), RBF tiles come from direct differences instead
 from __future__ import annotations
 
 import functools
+import threading
 
 import numpy as np
 from scipy.linalg import get_blas_funcs
@@ -68,8 +69,48 @@ def _blas_controller():
     return ThreadpoolController()
 
 
+class _SingleBlasThread:
+    """BLAS limited to one thread while a tiled product runs, safe to enter from threads.
+
+    BLAS thread pools are process-wide. The first thread to enter owns the limit and is
+    the one to lift it, restoring what it saw on entry; threads entering while it is set
+    run under it and change nothing. (Each thread applying and lifting a ``threadpoolctl``
+    limit of its own instead lets a thread that entered under another's limit "restore"
+    that limit on leaving, which left the process on one BLAS thread for good.) A thread
+    still inside when the owner leaves may finish with the original thread count: the same
+    results, at most slower.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._owner = None
+        self._depth = 0
+        self._limiter = None
+
+    def __enter__(self):
+        with self._lock:
+            if self._owner is None:
+                self._owner = threading.get_ident()
+                self._limiter = _blas_controller().limit(limits=1, user_api="blas")
+            if self._owner == threading.get_ident():
+                self._depth += 1
+
+    def __exit__(self, *exc_info):
+        with self._lock:
+            if self._owner != threading.get_ident():
+                return
+            self._depth -= 1
+            if self._depth == 0:
+                self._limiter.restore_original_limits()
+                self._owner, self._limiter = None, None
+
+
+_SINGLE_BLAS_THREAD = _SingleBlasThread()
+
+
 def _one_blas_thread(function):
-    """Run ``function`` with BLAS limited to one thread.
+    """Run ``function`` with BLAS limited to one thread (thread-safe: see
+    :class:`_SingleBlasThread`).
 
     The products inside a tile are small (256 × 256 × 3 for the RBF exponent, × 34 for the
     correction): a threaded BLAS would spend more time starting and spinning threads than
@@ -78,7 +119,7 @@ def _one_blas_thread(function):
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
-        with _blas_controller().limit(limits=1, user_api="blas"):
+        with _SINGLE_BLAS_THREAD:
             return function(*args, **kwargs)
 
     return wrapper
