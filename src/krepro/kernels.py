@@ -736,8 +736,9 @@ def _kernel_matrix(X, Y, kernel, params):
         if _squares_are_finite(magnitude, X.shape[1]) and scale <= _MATERN_SCALE_LIMIT:
             # Direct differences: euclidean_distances' |x|^2 - 2<x,y> + |y|^2 expansion loses
             # ~1e-8 at coincident points, which the non-smooth nu = 1/2 kernel turns into a
-            # ~1e-8 error.
-            a = _scaled_distances(cdist(X, Y), nu, length_scale, scale)
+            # ~1e-8 error. No distance exceeds 2 a sqrt(d): clipping only beyond the cut-off.
+            clip = not 2.0 * magnitude * math.sqrt(X.shape[1]) * scale <= _MATERN_CUTOFF
+            a = _scaled_distances(cdist(X, Y), nu, length_scale, scale, clip=clip)
         else:
             a = _matern_direct(X, None if same else Y, nu, length_scale, scale)
         out = np.empty_like(a)
