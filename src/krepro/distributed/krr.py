@@ -47,7 +47,10 @@ from krepro.distributed.bootstrap import (
     bootstrap_counts,
     bootstrap_deviations,
 )
-from krepro.distributed.matern_krr import matern_partition_predictions
+from krepro.distributed.matern_krr import (
+    matern_partition_predictions,
+    positions_are_representable,
+)
 from krepro.kernels import KERNELS, gram, kernel_params, matern_1d
 
 __all__ = [
@@ -319,7 +322,9 @@ def local_predictions_nested(
     linear state-space model, so every local system is solved and predicted in
     :math:`O(n + T)` by :func:`krepro.distributed.matern_krr.matern_partition_predictions`,
     all blocks of all partitionings at once (as accurate as the dense solve or better,
-    tested).
+    tested). At extreme scales, where the scaled positions :math:`\sqrt{2\nu}x/\ell` or the
+    gaps between them overflow float64 (inputs near 1e300, a length scale near 1e-308), it
+    falls back to ``solver="dense"``, whose kernel blocks are finite at any scale.
 
     ``solver="dense"``: the Matérn blocks of the coarsest partition are computed once (upper
     triangles only) and contain the blocks of every finer partition on their diagonals; the
@@ -353,6 +358,10 @@ def local_predictions_nested(
     rho = _check_rho(rho)
     n_samples = len(x)
     partitions = _check_nested_partitions(n_samples, partitions)
+    if solver == "statespace" and not positions_are_representable(
+        x, targets, nu=nu, length_scale=length_scale
+    ):
+        solver = "dense"  # extreme scales: the gaps overflow float64, the dense path does not
     if solver == "statespace":
         noise = [n_samples // p * rho for p in partitions]
         predictions = matern_partition_predictions(

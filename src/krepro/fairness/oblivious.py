@@ -57,7 +57,14 @@ from krepro.fairness.tiled_gram import (
     symmetric_products,
     tile_ranges,
 )
-from krepro.kernels import KERNELS, gram, kernel_params
+from krepro.kernels import (
+    BOUNDED_KERNELS,
+    KERNELS,
+    check_finite,
+    gram,
+    kernel_params,
+    warn_if_degenerate_points,
+)
 from krepro.validation import check_not_given, check_sensitive_features
 
 # Constraints of the kernel and conditional-mean parameters, shared with krepro.fairness.ridge.
@@ -340,6 +347,8 @@ class ObliviousKernel(BaseEstimator):
             # K(est, est) E from the tiles on and above the diagonal; the m × m block is
             # never formed (only its (L + 1) × (L + 1) compression GᵀKG is used).
             E = self.combiner_.indicators
+            # the m × m block is never formed, so gram()'s degeneracy warning is checked here
+            warn_if_degenerate_points(self.X_estimation_, self.kernel, self._kernel_params())
             sums = symmetric_products(self._tiles(self.X_estimation_), E, self.tile_size)
             cross = self.combiner_.finish(sums)  # K G, shape (m, L + 1)
             component_gram = self.combiner_.finish(cross.T @ E)  # Gᵀ K G
@@ -353,6 +362,20 @@ class ObliviousKernel(BaseEstimator):
         return self
 
     # -- building blocks -------------------------------------------------------------------
+
+    def _check_output(self, O, name):
+        """``O``, or a ``ValueError`` if an unbounded kernel's values overflowed in it.
+
+        RBF, Matérn and delta values lie in [0, 1], so their oblivious Gram matrices are
+        finite by construction (entries within [-3, 5]) and are not scanned.
+        """
+        if self.kernel in BOUNDED_KERNELS:
+            return O
+        hint = (
+            f": the {self.kernel} kernel's values reach the float64 range at this scale of "
+            "the inputs; rescale the features"
+        )
+        return check_finite(O, f"the oblivious Gram matrix of {name}", hint)
 
     def _check_points(self, X, S):
         X = validate_data(self, X, dtype=float, reset=False)
@@ -428,7 +451,12 @@ class ObliviousKernel(BaseEstimator):
         Returns
         -------
         O : ndarray of shape (n_a, n_b)
-            Exactly symmetric and positive semi-definite when ``XB`` is None.
+            Exactly symmetric and positive semi-definite when ``XB`` is None. Finite for
+            finite inputs of any scale: RBF and Matérn kernels are evaluated safely at
+            extreme scales (:mod:`krepro.kernels`, "Extreme scales"; an RBF kernel whose
+            ``gamma`` makes every distance huge gives the identity as K, with a
+            :class:`~krepro.kernels.DegenerateKernelWarning` from :meth:`fit`), and a
+            linear or polynomial kernel whose values overflow raises a ``ValueError``.
 
         Notes
         -----
@@ -452,7 +480,8 @@ class ObliviousKernel(BaseEstimator):
             else:
                 correction = LowRankCorrection(np.hstack([A, R_a]), np.hstack([R_a, A]))
             O = np.empty((len(XA), len(XA)))
-            return fill_gram(self._tiles(XA), correction, O, True, self.tile_size)
+            O = fill_gram(self._tiles(XA), correction, O, True, self.tile_size)
+            return self._check_output(O, "XA")
         XB, SB = self._check_points(XB, SB)
         P_b, R_b = self._component_products(XB), self._coefficients(SB)
         if partition:
@@ -463,7 +492,8 @@ class ObliviousKernel(BaseEstimator):
             R_a = self._coefficients(SA)
             correction = LowRankCorrection(np.hstack([P_a, R_a]), np.hstack([R_b, P_b + R_b @ Q]))
         O = np.empty((len(XA), len(XB)))
-        return fill_gram(self._tiles(XA, XB), correction, O, False, self.tile_size)
+        O = fill_gram(self._tiles(XA, XB), correction, O, False, self.tile_size)
+        return self._check_output(O, "XA and XB")
 
     def plain_gram(self, XA, XB=None):
         """Plain kernel matrix :math:`k(a_i, b_j)` with this estimator's kernel parameters."""
@@ -488,7 +518,8 @@ class ObliviousKernel(BaseEstimator):
         else:
             correction = LowRankCorrection(self._coefficients(SA), P_b)
         O = np.empty((len(XA), len(XB)))
-        return fill_gram(self._tiles(XA, XB), correction, O, False, self.tile_size)
+        O = fill_gram(self._tiles(XA, XB), correction, O, False, self.tile_size)
+        return self._check_output(O, "XA and XB")
 
 
 from krepro.fairness.oblivious_features import ObliviousFeatures  # noqa: E402  (explicit features)

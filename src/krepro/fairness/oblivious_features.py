@@ -36,7 +36,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.fairness.conditional import PartitionConditionalMean, make_partition
-from krepro.kernels import gram, kernel_params
+from krepro.kernels import check_finite, gram, kernel_params
 from krepro.validation import check_sensitive_features
 
 __all__ = ["APPROXIMATIONS", "VARIANTS", "KernelFeatureMap", "ObliviousFeatures"]
@@ -47,6 +47,7 @@ VARIANTS = ("oblivious", "m_oblivious")
 BLOCK_ROWS = 4096
 # Singular values of the landmark Gram below this are clipped (as sklearn's Nystroem does).
 _EIGEN_FLOOR = 1e-12
+_HALF_MAX = float(np.finfo(np.float64).max) / 2.0
 
 
 class KernelFeatureMap:
@@ -113,9 +114,17 @@ class KernelFeatureMap:
                     f"shift-invariant kernel), got kernel={self.kernel!r}."
                 )
             gamma = 1.0 / X.shape[1] if self.gamma is None else self.gamma
+            # RBFSampler draws its frequencies as sqrt(2 gamma) N(0, 1); for gamma above half
+            # the float64 maximum 2 gamma overflows (infinite frequencies, NaN features), so
+            # they are drawn as sqrt(2 gamma / 4) N(0, 1) and doubled (the same law).
+            halved = float(gamma) > _HALF_MAX
             self.sampler_ = RBFSampler(
-                gamma=gamma, n_components=int(n_components), random_state=rng
+                gamma=gamma / 4.0 if halved else gamma,
+                n_components=int(n_components),
+                random_state=rng,
             ).fit(X)
+            if halved:
+                self.sampler_.random_weights_ *= 2.0
             self.n_components_ = int(n_components)
             return self
         if n_components >= n:
@@ -139,13 +148,27 @@ class KernelFeatureMap:
         return self
 
     def transform(self, X, out=None):
-        """Features of ``X``, shape ``(n, n_components_)``, computed in blocks of rows."""
+        r"""Features of ``X``, shape ``(n, n_components_)``, computed in blocks of rows.
+
+        Nyström features are finite for finite inputs of any scale (the kernel values are,
+        :mod:`krepro.kernels`). Random Fourier features are :math:`\cos(\omega^\top x + b)`:
+        where the projection :math:`\omega^\top x` overflows (inputs or ``gamma`` so large
+        that it exceeds ~1.8e308) they do not exist, and a ``ValueError`` names ``X``.
+        """
         n = X.shape[0]
         out = np.empty((n, self.n_components_)) if out is None else out
         for start in range(0, n, BLOCK_ROWS):
             rows = slice(start, min(start + BLOCK_ROWS, n))
             if self.approximation == "rff":
-                out[rows] = self.sampler_.transform(X[rows])
+                with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                    out[rows] = self.sampler_.transform(X[rows])
+                check_finite(
+                    out[rows],
+                    "the random Fourier features of X",
+                    ": the projections of X on the random frequencies overflow float64 "
+                    f"(largest |X| = {float(np.abs(X[rows]).max()):.3g}); rescale the "
+                    "features or lower gamma",
+                )
             else:
                 np.dot(self._kernel(X[rows], self.landmarks_), self.normalization_, out=out[rows])
         return out
