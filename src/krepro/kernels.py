@@ -17,8 +17,8 @@ Supported kernels
 ``"matern"``
     :math:`k(r) = \frac{2^{1-\nu}}{\Gamma(\nu)}(\sqrt{2\nu}\,r/\ell)^\nu
     K_\nu(\sqrt{2\nu}\,r/\ell)` for :math:`\nu \in \{1/2, 3/2, 5/2, 7/2\}`, evaluated with
-    the closed forms (exponential times a polynomial) and parameters ``nu`` and
-    ``length_scale``.
+    the closed forms (exponential times a polynomial; :mod:`krepro.matern`) and parameters
+    ``nu`` and ``length_scale``.
 ``"delta"``
     :math:`k(x, y) = 1\{x = y\}` (all coordinates equal), the kernel of a finite set; the
     points are labels of any hashable type, compared by :mod:`krepro.validation`'s rules
@@ -26,43 +26,47 @@ Supported kernels
 
 Extreme scales
 --------------
-For finite inputs of any magnitude (1e-300 … 1e300) and any finite parameters (``gamma`` up
-to the float64 maximum 1.8e308, ``length_scale`` down to the smallest subnormal) no kernel
-matrix holds a NaN or an infinity:
-
-* ``"rbf"`` and ``"matern"`` are bounded (entries in [0, 1]). The fast paths (scikit-learn's
-  expansion :math:`\lVert x\rVert^2 + \lVert y\rVert^2 - 2\langle x, y\rangle` evaluated
-  by BLAS, :func:`rbf_gram`'s augmented product) run only when a bound computed from the
-  largest input magnitude :math:`a` shows that none of their intermediates can overflow and
-  that their rounding error in the exponent stays small (:math:`\gamma d a^2 \le 2^{32}`;
-  beyond, e.g. at :math:`\gamma` = 1e16 on unit-scale data, the expansion's cancellation
-  gives coincident points of a cross Gram matrix the value 0 instead of 1); otherwise the
-  exponent :math:`\gamma\lVert x - y\rVert^2` is evaluated by direct differences
-  (:func:`scaled_squared_distances`: :math:`\sum_k (\sqrt\gamma\,(x_k - y_k))^2`, which can
-  overflow only to :math:`+\infty`, i.e. a kernel value of exactly 0, and never forms
-  :math:`\infty - \infty`). Ordinary scales take the fast paths, so their results are
-  unchanged bit for bit. Matérn distances beyond the point where :math:`e^{-a}` underflows
-  give exactly 0 (:math:`e^{-a}p(a)` would otherwise be :math:`0\cdot\infty`).
-* At such scales the kernel degenerates: when every distance is tiny against the length
-  scale the Gram matrix of a set of points is all ones, and when every distance between
-  distinct points is huge it is the identity (only zeros and ones). :func:`gram` and
-  :func:`rbf_gram` return that finite matrix and emit a :class:`DegenerateKernelWarning`
-  (a ``UserWarning``) for the Gram matrix of a set with itself.
-* ``"linear"`` and ``"poly"`` are unbounded: their inner products are evaluated on inputs
-  scaled by powers of two when the direct product could overflow (exact rescaling, no
-  :math:`\infty - \infty` in a cancelling sum), and when the kernel value itself exceeds
-  the float64 range a ``ValueError`` names the input (:func:`check_finite`).
+For finite inputs of any magnitude and any finite parameters no kernel matrix holds a NaN or
+an infinity: RBF and Matérn entries stay in [0, 1], a degenerate RBF or Matérn Gram matrix of
+a set with itself comes with a :class:`DegenerateKernelWarning`, and linear or polynomial
+values beyond the float64 range raise a ``ValueError`` naming the input. How (the overflow
+bounds that guard the fast paths, the direct-difference fallback, the degeneracy check):
+:mod:`krepro.kernel_safety`, "Extreme scales".
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 from scipy.spatial.distance import cdist
 from sklearn.metrics.pairwise import pairwise_kernels
 
+from krepro.kernel_safety import (
+    _DIFFERENCE_CHUNK,
+    _SAFE_MAGNITUDE,
+    DegenerateKernelWarning,
+    _as_2d,
+    _augmented_is_safe,
+    _expansion_is_safe,
+    _max_abs,
+    _rbf_direct,
+    _squares_are_finite,
+    _warn_degenerate,
+    _zeros_and_ones,
+    check_finite,
+    scaled_squared_distances,
+    warn_if_degenerate,
+)
+from krepro.matern import (
+    _MATERN_CUTOFF,
+    MATERN_ORDERS,
+    _matern_coefficients,
+    _matern_direct,
+    _matern_rows,
+    _scaled_distances,
+    matern_1d,
+)
 from krepro.validation import GroupEncoder, check_sensitive_features
 
 __all__ = [
@@ -81,237 +85,15 @@ __all__ = [
     "warn_if_degenerate_points",
 ]
 
-MATERN_ORDERS = (0.5, 1.5, 2.5, 3.5)
 KERNELS = ("linear", "poly", "polynomial", "rbf", "matern", "delta")
 #: Kernels whose values lie in [0, 1] whatever the inputs' scale.
 BOUNDED_KERNELS = ("rbf", "matern", "delta")
 # Kernels with a length scale, whose Gram matrix degenerates at extreme scales.
 _STATIONARY = ("rbf", "matern")
 
-# Bound on the intermediates of a fast (expanded, BLAS) evaluation: far enough below the
-# float64 maximum (≈ 2^1024) that neither the bound's own rounding nor a partial sum inside
-# BLAS can overflow. Inputs whose bound exceeds it take the direct-difference path.
-_SAFE_MAGNITUDE = 2.0**1000
-# Largest gamma d a^2 (a: the largest input magnitude) for which the RBF kernels use the
-# expansion |x|^2 + |y|^2 - 2<x, y>. Its rounding error in the exponent, up to about
-# 4 (d + 3) u gamma d a^2 (u = 2^-53), stays below ~1e-5 here (and is usually far smaller);
-# beyond, it grows to O(1): at gamma ~ 1e16 on unit-scale data, coincident points of a
-# cross Gram matrix get the kernel value 0 instead of 1. Larger values take the direct path,
-# which is exact there; every ordinary configuration stays far below the limit.
-_EXPANSION_EXPONENT_LIMIT = 2.0**32
-# Entries (rows × columns × features) of one block of differences on the direct path.
-_DIFFERENCE_CHUNK = 1 << 17
-# Scaled Matérn distances a at or above this have k = e^{-a} p(a) = 0 exactly in float64
-# (e^{-a} underflows to 0 beyond a ≈ 745.2 while the polynomial p(a) stays finite), so
-# clipping a here changes no finite value and keeps p(a) from overflowing (0 · inf = NaN).
-_MATERN_CUTOFF = 1000.0
 # Matérn scales sqrt(2 nu) / length_scale above this take the direct path: squared distances
 # that underflow (below ~1e-308) would then carry visible error into the kernel values.
 _MATERN_SCALE_LIMIT = 2.0**400
-
-
-class DegenerateKernelWarning(UserWarning):
-    """A Gram matrix whose entries are all 0 or 1: the kernel's scale does not fit the data.
-
-    Emitted (a ``UserWarning``, not a ``RuntimeWarning``) when an RBF or Matérn Gram
-    matrix of a set of points is all ones (every distance negligible against the length
-    scale: ``gamma`` too small) or holds only zeros and ones (every distance between
-    distinct points so large that the kernel underflows to 0: ``gamma`` too large). The
-    matrix returned is the correctly rounded, finite result; estimators fitted on it learn
-    a constant or memorise the training points.
-    """
-
-
-def check_finite(values, name, hint=""):
-    """Raise a ``ValueError`` naming ``name`` if ``values`` holds a NaN or an infinity.
-
-    Parameters
-    ----------
-    values : ndarray
-    name : str
-        What ``values`` is, for the message (e.g. ``"the linear kernel matrix of X"``).
-    hint : str, default=""
-        Appended to the message: the likely cause and the remedy.
-
-    Returns
-    -------
-    values : ndarray
-        Unchanged.
-    """
-    values = np.asarray(values)
-    if values.dtype.kind in "fc" and not np.isfinite(values).all():
-        bad = int(values.size - np.count_nonzero(np.isfinite(values)))
-        raise ValueError(f"Non-finite values in {name} ({bad} of {values.size}){hint}.")
-    return values
-
-
-def _max_abs(*arrays):
-    """Largest magnitude of the entries of ``arrays`` (0 for empty arrays)."""
-    return max(float(max(A.max(initial=0.0), -A.min(initial=0.0))) for A in arrays)
-
-
-def _exponent_bound(magnitude, n_features, gamma):
-    """``gamma * d * a**2``, ordered so that an intermediate overflows only if the product does."""
-    return n_features * (magnitude * (magnitude * gamma))
-
-
-def _squares_are_finite(magnitude, n_features):
-    r"""Whether sums of ``n_features`` squared differences of entries of at most ``magnitude``
-    (and :math:`\lVert x\rVert^2 + \lVert y\rVert^2 + 2|\langle x, y\rangle|`) stay finite."""
-    return 4.0 * n_features * magnitude * magnitude <= _SAFE_MAGNITUDE
-
-
-def _expansion_is_safe(magnitude, n_features, gamma):
-    r"""Whether :math:`\gamma(\lVert x\rVert^2 + \lVert y\rVert^2 - 2\langle x, y\rangle)`
-    (scikit-learn's ``euclidean_distances``, then ``rbf_kernel``) is finite and accurate for
-    entries of at most ``magnitude``: every term and partial sum is at most :math:`4 d a^2`,
-    and the rounding error of the exponent at most about :math:`4(d + 3)u\,\gamma d a^2`
-    (:data:`_EXPANSION_EXPONENT_LIMIT`)."""
-    return _squares_are_finite(magnitude, n_features) and (
-        _exponent_bound(magnitude, n_features, gamma) <= _EXPANSION_EXPONENT_LIMIT
-    )
-
-
-def _augmented_is_safe(magnitude, n_features, gamma):
-    r"""Whether the augmented product of :func:`rbf_gram` (and of the RBF tiles of
-    :mod:`krepro.fairness.tiled_gram`) is finite and accurate: its entries are at most
-    :math:`2\gamma a`, :math:`\gamma d a^2` and :math:`d a^2`, its partial sums at most
-    :math:`4\gamma d a^2`, its rounding error as :func:`_expansion_is_safe`'s. Intermediates
-    of the bound that overflow make it "unsafe" (the direct path, still correct); ones that
-    underflow belong to a tiny true bound."""
-    two_gamma = 2.0 * gamma
-    finite = max(two_gamma, two_gamma * magnitude, n_features * magnitude * magnitude)
-    return (
-        finite <= _SAFE_MAGNITUDE
-        and _exponent_bound(magnitude, n_features, gamma) <= _EXPANSION_EXPONENT_LIMIT
-    )
-
-
-def _sum_scaled_squares(differences, root, out):
-    """``out = sum_k (root * differences[..., k]) ** 2``; ``differences`` is overwritten."""
-    differences *= root
-    np.square(differences, out=differences)
-    np.sum(differences, axis=-1, out=out)
-
-
-def scaled_squared_distances(X, Y=None, gamma=1.0):
-    r""":math:`\gamma\lVert x_i - y_j\rVert^2` by direct differences, safe at any scale.
-
-    Evaluated as :math:`\sum_k (\sqrt\gamma\,(x_{ik} - y_{jk}))^2` in blocks of rows: a
-    difference of finite numbers is finite or :math:`\pm\infty`, and a sum of squares
-    never subtracts, so the result is finite or :math:`+\infty` (a true value beyond the
-    float64 range), never NaN, for any finite inputs and any finite ``gamma`` > 0. Folding
-    :math:`\sqrt\gamma` in before squaring keeps :math:`\gamma\lVert x - y\rVert^2` accurate
-    where :math:`\lVert x - y\rVert^2` alone would overflow or underflow (huge distances with
-    a tiny ``gamma``, tiny ones with a huge ``gamma``): a few ulps of relative error
-    wherever the result is a normal number. Slower than the expanded form
-    :math:`\lVert x\rVert^2 + \lVert y\rVert^2 - 2\langle x, y\rangle` (no BLAS), which the
-    RBF kernels use wherever it can neither overflow nor lose the exponent to cancellation;
-    this is their fallback (exact where the expansion cancels: the distance of a point to
-    itself is exactly 0).
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples_X, n_features)
-    Y : array-like of shape (n_samples_Y, n_features), default=None
-        ``None`` means ``Y = X``.
-    gamma : float > 0, default=1.0
-
-    Returns
-    -------
-    D : ndarray of shape (n_samples_X, n_samples_Y)
-        Entries in :math:`[0, +\infty]`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from krepro.kernels import scaled_squared_distances
-    >>> X = np.array([[1e200], [-1e200], [3e200]])  # |x - y|^2 overflows, gamma |x - y|^2 not
-    >>> D = scaled_squared_distances(X, gamma=1e-300)
-    >>> [round(float(value) / 1e100, 12) for value in D[0]]
-    [0.0, 4.0, 4.0]
-    """
-    X = _as_2d(X, "X")
-    Y = X if Y is None else _as_2d(Y, "Y")
-    n, m, d = X.shape[0], Y.shape[0], X.shape[1]
-    root = math.sqrt(float(gamma))
-    out = np.empty((n, m))
-    rows = max(1, _DIFFERENCE_CHUNK // max(1, m * d))
-    with np.errstate(over="ignore", under="ignore"):
-        for start in range(0, n, rows):
-            stop = min(start + rows, n)
-            differences = X[start:stop, None, :] - Y[None, :, :]
-            _sum_scaled_squares(differences, root, out[start:stop])
-    return out
-
-
-def _paired_scaled_squared_distances(A, B, gamma):
-    r""":math:`\gamma\lVert a_i - b_i\rVert^2` for rows of the same shape, with the operations
-    of :func:`scaled_squared_distances` on every pair (so the same values bit for bit)."""
-    out = np.empty(A.shape[0])
-    with np.errstate(over="ignore", under="ignore"):
-        _sum_scaled_squares(A - B, math.sqrt(float(gamma)), out)
-    return out
-
-
-def _rbf_direct(X, Y, gamma):
-    """RBF kernel matrix from :func:`scaled_squared_distances` (the safe path)."""
-    K = scaled_squared_distances(X, Y, gamma)
-    np.negative(K, out=K)
-    return np.exp(K, out=K)
-
-
-def _zeros_and_ones(values):
-    return bool(np.all((values == 0.0) | (values == 1.0)))
-
-
-def _warn_degenerate(constant, n, stacklevel):
-    if constant:
-        detail = (
-            "is all ones: every distance is negligible against the kernel's length scale "
-            "(gamma too small, or length_scale too large, for the spread of the data), so "
-            "every point looks the same"
-        )
-    else:
-        detail = (
-            "holds only zeros and ones: every distance between distinct points is so large "
-            "against the kernel's length scale (gamma too large, or length_scale too small) "
-            "that the kernel underflows to 0, so it only tells equal points from distinct ones"
-        )
-    warnings.warn(
-        f"The kernel matrix of these {n} points {detail}; what is fitted on it is degenerate.",
-        DegenerateKernelWarning,
-        stacklevel=stacklevel + 1,
-    )
-
-
-def warn_if_degenerate(K, stacklevel=2):
-    r"""Emit a :class:`DegenerateKernelWarning` if the Gram matrix ``K`` holds only 0 and 1.
-
-    For the Gram matrix of a set of points with itself under a kernel with
-    :math:`k(x, x) = 1` (RBF, Matérn). Only the first row is read unless it is degenerate
-    itself (then the whole matrix, by blocks of rows), so the check costs :math:`O(n)` in
-    the ordinary case.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-    stacklevel : int, default=2
-        As :func:`warnings.warn`, counted from the caller of this function.
-
-    Returns
-    -------
-    bool
-        Whether the warning was emitted.
-    """
-    n = K.shape[0]
-    if n < 2 or not _zeros_and_ones(K[0]):
-        return False
-    rows = max(1, _DIFFERENCE_CHUNK // n)
-    if not all(_zeros_and_ones(K[start : start + rows]) for start in range(0, n, rows)):
-        return False
-    _warn_degenerate(bool(K.min() == 1.0), n, stacklevel + 1)
-    return True
 
 
 def warn_if_degenerate_points(X, kernel, params, stacklevel=2):
@@ -367,15 +149,6 @@ _ACCEPTED = {
 }
 
 
-def _as_2d(X, name):
-    X = np.asarray(X, dtype=float)
-    if X.ndim == 1:
-        X = X[:, None]
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be a 1-d or 2-d array, got shape {X.shape}.")
-    return X
-
-
 def _delta(X, Y):
     r""":math:`1\{x = y\}` for labels of any type, compared as :mod:`krepro.validation` does.
 
@@ -395,170 +168,6 @@ def _delta(X, Y):
             )
         codes_Y = encoder.transform(Y, unknown="ignore")
     return (codes_X[:, None] == codes_Y[None, :]).astype(float)
-
-
-# Closed-form Matérn kernels k(r) = exp(-a) * sum_j c_j a^j, a = sqrt(2 nu) r / length_scale
-# (Rasmussen & Williams eq. 4.16), evaluated in Horner form by one routine for every caller.
-_MATERN_POLYNOMIAL = {
-    0.5: (1.0,),
-    1.5: (1.0, 1.0),
-    2.5: (1.0, 1.0, 1.0 / 3.0),
-    3.5: (1.0, 1.0, 2.0 / 5.0, 1.0 / 15.0),
-}
-# Rows of kernel entries evaluated per numpy call by matern_1d: small enough that the
-# temporaries stay in the L2 cache (64 × 1024 float64 = 512 KiB), large enough to amortise
-# the call overhead.
-_KERNEL_CHUNK_ROWS = 64
-
-
-def _matern_coefficients(nu, length_scale):
-    """Polynomial coefficients of order ``nu`` and the scale ``sqrt(2 nu) / length_scale``.
-
-    The scale is a Python float: infinite (without an overflow warning) for a length scale
-    below about 1e-308; :func:`_scaled_distances` then divides instead of multiplying.
-    """
-    if float(nu) not in _MATERN_POLYNOMIAL:
-        raise ValueError(f"Matérn order nu must be one of {MATERN_ORDERS}, got {nu!r}.")
-    if not float(length_scale) > 0:
-        raise ValueError(f"length_scale must be positive, got {length_scale!r}.")
-    return _MATERN_POLYNOMIAL[float(nu)], math.sqrt(2.0 * float(nu)) / float(length_scale)
-
-
-def _scaled_distances(distances, nu, length_scale, scale, clip=True):
-    """In place: ``a = sqrt(2 nu) * distances / length_scale``, never NaN, clipped at the cut-off.
-
-    ``distances`` are finite or +inf. Multiplying by a finite scale cannot give NaN
-    (``0 * scale = 0``); an infinite scale (a subnormal length scale) would make ``0 * inf``,
-    so the distances are divided by the length scale instead. Overflow gives +inf, which
-    the clipping at :data:`_MATERN_CUTOFF` turns into a kernel value of exactly 0.
-    """
-    with np.errstate(over="ignore", under="ignore"):
-        if math.isfinite(scale):
-            distances *= scale
-        else:
-            distances /= float(length_scale)
-            distances *= math.sqrt(2.0 * float(nu))
-    if clip:
-        np.minimum(distances, _MATERN_CUTOFF, out=distances)
-    return distances
-
-
-def _matern_rows(a, coefficients, target, work, poly):
-    """``target = k(a)`` for scaled distances ``a >= 0``; ``work`` and ``poly`` are scratch."""
-    np.negative(a, out=work)
-    np.exp(work, out=work)
-    if len(coefficients) == 1:
-        np.copyto(target, work)
-        return
-    # Horner: p = c_d a; p = (p + c_j) a for j = d-1..1; p + c_0.
-    *lower, top = coefficients
-    np.multiply(a, top, out=poly)
-    for c in reversed(lower[1:]):
-        poly += c
-        poly *= a
-    poly += lower[0]
-    np.multiply(poly, work, out=target)
-
-
-def _matern_direct(X, Y, nu, length_scale, scale):
-    r"""Scaled distances :math:`a = \sqrt{2\nu}\lVert x - y\rVert/\ell`, clipped, at any scale.
-
-    The scale enters each difference before it is squared (as
-    :func:`scaled_squared_distances` does with :math:`\sqrt\gamma`): ``cdist``'s squares
-    overflow for inputs beyond ~1e154 (a distance of +inf, a kernel value of 0, where a huge
-    length scale makes the true value 1) and lose their precision to underflow below
-    ~1e-154 (which a length scale below ~1e-120 makes visible).
-    """
-    Y = X if Y is None else Y
-    n, m, d = X.shape[0], Y.shape[0], X.shape[1]
-    out = np.empty((n, m))
-    rows = max(1, _DIFFERENCE_CHUNK // max(1, m * d))
-    finite = math.isfinite(scale)
-    with np.errstate(over="ignore", under="ignore"):
-        for start in range(0, n, rows):
-            stop = min(start + rows, n)
-            differences = X[start:stop, None, :] - Y[None, :, :]
-            if not finite:  # a subnormal length scale: divide (0 / l = 0, not 0 * inf)
-                differences /= length_scale
-            _sum_scaled_squares(
-                differences, scale if finite else math.sqrt(2.0 * nu), out[start:stop]
-            )
-    np.sqrt(out, out=out)
-    np.minimum(out, _MATERN_CUTOFF, out=out)
-    return out
-
-
-def matern_1d(x, y=None, *, nu=1.5, length_scale=1.0, upper=False, out=None):
-    r"""Matérn kernel matrix of 1-D points, evaluated in cache-sized chunks.
-
-    Equals ``gram(x[:, None], y[:, None], "matern", nu=nu, length_scale=length_scale)``
-    (tested) without the distance matrix and its temporaries: the fast path of the
-    distributed-regression coverage study (:mod:`krepro.distributed`).
-
-    Parameters
-    ----------
-    x : array-like of shape (n,)
-    y : array-like of shape (m,), default=None
-        ``None`` means ``y = x``.
-    nu : {0.5, 1.5, 2.5, 3.5}, default=1.5
-    length_scale : float, default=1.0
-    upper : bool, default=False
-        With ``y = None``: compute only what the upper triangle ``j >= i`` needs (what a
-        Cholesky factorisation of the symmetric matrix reads), about half the entries; the
-        entries below the diagonal are then partly left as they were.
-    out : ndarray of shape (n, m), C-contiguous float64, default=None
-
-    Returns
-    -------
-    K : ndarray of shape (n, m)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from krepro.kernels import matern_1d
-    >>> round(float(matern_1d([0.0], [np.sqrt(2.0)], nu=3.5)[0, 0]), 6)
-    0.328067
-    """
-    coefficients, scale = _matern_coefficients(nu, length_scale)
-    x = np.asarray(x, dtype=float).ravel()
-    symmetric = y is None
-    y = x if symmetric else np.asarray(y, dtype=float).ravel()
-    if upper and not symmetric:
-        raise ValueError("upper=True needs y = None (a symmetric matrix).")
-    n, m = len(x), len(y)
-    if out is None:
-        out = np.empty((n, m))
-    elif out.shape != (n, m) or out.dtype != np.float64 or not out.flags.c_contiguous:
-        raise ValueError(f"out must be a C-contiguous float64 array of shape {(n, m)}.")
-    # Fast path: scale the points, then subtract. At extreme scales (a scaled point
-    # overflows, or an infinite scale) subtract first and scale the distances instead (no
-    # inf - inf); distances beyond the cut-off are clipped (no 0 * inf), which changes
-    # nothing below it. Ordinary inputs (spread below the cut-off) skip the clipping.
-    with np.errstate(over="ignore", invalid="ignore"):  # inf or 0 * inf: checked next
-        xs = x * scale
-        ys = xs if symmetric else y * scale
-        scaled = math.isfinite(scale) and bool(np.isfinite(xs).all() and np.isfinite(ys).all())
-        spread = _max_abs(xs, ys) * 2.0 if scaled else math.inf
-    if not scaled:
-        xs, ys = x, y
-    clip = not spread <= _MATERN_CUTOFF
-    rows = _KERNEL_CHUNK_ROWS
-    buffers = np.empty((3, rows * m))
-    with np.errstate(over="ignore"):  # a difference of huge points is +-inf, clipped below
-        for start in range(0, n, rows):
-            stop = min(start + rows, n)
-            first = start if upper else 0
-            shape = (stop - start, m - first)
-            # Contiguous scratch views (slices of a wider buffer would be strided and slower).
-            a, work, poly = (buffer[: shape[0] * shape[1]].reshape(shape) for buffer in buffers)
-            np.subtract(xs[start:stop, None], ys[None, first:], out=a)
-            np.abs(a, out=a)
-            if not scaled:
-                _scaled_distances(a, nu, length_scale, scale, clip=False)
-            if clip:
-                np.minimum(a, _MATERN_CUTOFF, out=a)
-            _matern_rows(a, coefficients, out[start:stop, first:], work, poly)
-    return out
 
 
 # Kernel entries per numpy call in rbf_1d: temporaries of 512 KiB stay in the L2 cache.

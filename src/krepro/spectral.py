@@ -37,7 +37,7 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from krepro.kernels import check_finite
+from krepro.kernel_safety import check_finite
 
 __all__ = ["EIGENSOLVERS", "pivoted_cholesky", "top_eigh"]
 

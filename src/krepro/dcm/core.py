@@ -27,7 +27,8 @@ import numpy as np
 from scipy import linalg
 
 from krepro.content_key import cached_by_content, content_key
-from krepro.kernels import gram, rbf_gram, warn_if_degenerate
+from krepro.kernel_safety import warn_if_degenerate
+from krepro.kernels import gram, rbf_gram
 from krepro.spectral import pivoted_cholesky, top_eigh
 from krepro.validation import label_codes
 

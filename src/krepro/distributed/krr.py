@@ -51,7 +51,8 @@ from krepro.distributed.matern_krr import (
     matern_partition_predictions,
     positions_are_representable,
 )
-from krepro.kernels import KERNELS, gram, kernel_params, matern_1d
+from krepro.kernels import KERNELS, gram, kernel_params
+from krepro.matern import matern_1d
 
 __all__ = [
     "BootstrapBand",

@@ -55,7 +55,7 @@ from math import comb, factorial
 import numpy as np
 from numba import njit
 
-from krepro.kernels import _matern_coefficients
+from krepro.matern import _matern_coefficients
 
 __all__ = ["matern_partition_predictions", "positions_are_representable"]
 

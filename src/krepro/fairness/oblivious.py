@@ -57,10 +57,10 @@ from krepro.fairness.tiled_gram import (
     symmetric_products,
     tile_ranges,
 )
+from krepro.kernel_safety import check_finite
 from krepro.kernels import (
     BOUNDED_KERNELS,
     KERNELS,
-    check_finite,
     gram,
     kernel_params,
     warn_if_degenerate_points,

@@ -36,7 +36,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.fairness.conditional import PartitionConditionalMean, make_partition
-from krepro.kernels import check_finite, gram, kernel_params
+from krepro.kernel_safety import check_finite
+from krepro.kernels import gram, kernel_params
 from krepro.validation import check_sensitive_features
 
 __all__ = ["APPROXIMATIONS", "VARIANTS", "KernelFeatureMap", "ObliviousFeatures"]

@@ -46,13 +46,12 @@ from functools import cached_property
 import numpy as np
 from scipy import linalg, sparse
 
-from krepro.kernels import (
+from krepro.kernel_safety import (
     _expansion_is_safe,
     _max_abs,
     _paired_scaled_squared_distances,
-    gram,
-    rbf_1d,
 )
+from krepro.kernels import gram, rbf_1d
 
 __all__ = [
     "FeatureExpansion",

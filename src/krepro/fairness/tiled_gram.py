@@ -39,7 +39,8 @@ import numpy as np
 from scipy.linalg import get_blas_funcs
 from threadpoolctl import ThreadpoolController
 
-from krepro.kernels import _augmented_is_safe, _kernel_matrix, _max_abs, _rbf_direct
+from krepro.kernel_safety import _augmented_is_safe, _max_abs, _rbf_direct
+from krepro.kernels import _kernel_matrix
 
 __all__ = [
     "TILE_SIZE",
