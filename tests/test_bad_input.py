@@ -17,8 +17,9 @@ from sklearn.utils.estimator_checks import check_param_validation
 
 from krepro.cme import CMEConditionalMean, ConditionalMeanEmbedding
 from krepro.dcm import COIR, DCM, DICA, FastDCM
+from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean, make_partition
 from krepro.fairness.ferm import FERMClassifier, LinearFERM
-from krepro.fairness.oblivious import ObliviousKernel
+from krepro.fairness.oblivious import ObliviousFeatures, ObliviousKernel
 from krepro.fairness.ridge import ObliviousRidge
 
 # ---------------------------------------------------------------------------------------------
@@ -387,3 +388,76 @@ def test_fitted_attributes_end_with_an_underscore(estimator):
     state = set(vars(fitted)) - set(fitted.get_params(deep=False))
     assert state
     assert sorted(a for a in state if not a.endswith("_")) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# dyadic partitions: a finite box, and not more cells than the data can fill
+
+
+def _small(seed=0, n=40):
+    """40 points in R^3, a binary group s (0/1), labels ±1 and a continuous S in [0, 1]."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    s = rng.integers(0, 2, n)
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1, -1)
+    return X, s, y, rng.uniform(0, 1, n)
+
+
+@pytest.mark.parametrize("bounds", [(0, np.inf), (-np.inf, 1.0), (0.0, np.nan), ([0, np.nan], 1)])
+@pytest.mark.parametrize("cls", [ObliviousKernel, ObliviousFeatures])
+def test_partition_bounds_must_be_finite(cls, bounds):
+    # (0, inf) used to put every point in one cell: the fairness correction disappeared.
+    X, _, _, S = _small()
+    model = cls(gamma=0.5, partition="dyadic", partition_bounds=bounds, cells_per_axis=4)
+    with pytest.raises(ValueError, match="partition_bounds must be finite"):
+        model.fit(X, sensitive_features=S)
+
+
+@pytest.mark.parametrize(
+    ("bounds", "message"),
+    [
+        ((0, 1, 2), "partition_bounds must be a pair"),
+        (1.0, "'partition_bounds' parameter of ObliviousKernel must be an array-like"),
+        (("a", 1), "partition_bounds must hold numbers"),
+        (([0, 0, 0], 1), "partition_bounds must be scalars or have one entry per column"),
+    ],
+)
+def test_malformed_partition_bounds_are_named(bounds, message):
+    X, _, _, S = _small()
+    model = ObliviousKernel(partition="dyadic", partition_bounds=bounds, cells_per_axis=2)
+    with pytest.raises(ValueError, match=message):
+        model.fit(X, sensitive_features=np.column_stack([S, S]))
+
+
+def test_dyadic_partition_checks_its_box_and_cells_per_axis():
+    _, _, _, S = _small()
+    with pytest.raises(ValueError, match="partition_bounds must be finite"):
+        DyadicPartition(0.0, np.inf, 4).fit(S)
+    for bad in (np.inf, np.nan, "a", 2.5, True):
+        with pytest.raises(ValueError, match="cells_per_axis must be a positive integer"):
+            DyadicPartition(0.0, 1.0, bad).fit(S)
+    with pytest.raises(TypeError, match="partition must be an object with fit"):
+        PartitionConditionalMean(None).fit(S)
+    with pytest.raises(TypeError, match='partition must be "values", "dyadic" or an object'):
+        make_partition(1.0)
+
+
+@pytest.mark.parametrize("cls", [ObliviousKernel, ObliviousFeatures, ObliviousRidge])
+def test_more_cells_than_the_data_can_fill_is_an_error_naming_cells_per_axis(cls):
+    # cells_per_axis=10**7 used to allocate gigabytes (a 40 × 10**7 table, then fail).
+    X, _, y, S = _small()
+    model = cls(gamma=0.5, partition="dyadic", partition_bounds=(0, 1), cells_per_axis=10**7)
+    fit = (
+        (lambda: model.fit(X, y, sensitive_features=S))
+        if cls is ObliviousRidge
+        else (lambda: model.fit(X, sensitive_features=S))
+    )
+    with pytest.raises(ValueError, match=r"cells_per_axis=10000000 makes .* at most 16 cells per"):
+        fit()
+
+
+def test_the_cell_cap_is_sixteen_cells_per_point():
+    S = np.random.default_rng(0).uniform(size=(10, 2))
+    assert PartitionConditionalMean(DyadicPartition(0, 1, 12)).fit(S).n_cells_ == 144  # ≤ 160
+    with pytest.raises(ValueError, match=r"13\*\*2 = 169 cells for 10 point\(s\).* <= 12"):
+        PartitionConditionalMean(DyadicPartition(0, 1, 13)).fit(S)
