@@ -20,7 +20,9 @@ from krepro.dcm import COIR, DCM, DICA, FastDCM
 from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean, make_partition
 from krepro.fairness.ferm import FERMClassifier, LinearFERM
 from krepro.fairness.oblivious import ObliviousFeatures, ObliviousKernel
+from krepro.fairness.oblivious_features import KernelFeatureMap
 from krepro.fairness.ridge import ObliviousRidge
+from krepro.validation import check_kernel_params
 
 # ---------------------------------------------------------------------------------------------
 # data
@@ -303,8 +305,10 @@ def test_string_domains_give_the_projection_of_integer_domains(name):
 
 def _fit(estimator):
     X, y, S, _ = _labelled()
-    if isinstance(estimator, ObliviousKernel):
+    if isinstance(estimator, (ObliviousKernel, ObliviousFeatures)):
         return estimator.fit(X, sensitive_features=S)
+    if isinstance(estimator, KernelFeatureMap):
+        return estimator.fit(X)
     if isinstance(estimator, CMEConditionalMean):
         return estimator.fit(S)
     if isinstance(estimator, ConditionalMeanEmbedding):
@@ -322,6 +326,12 @@ BAD_PARAMETERS = [
     (ObliviousKernel, "gamma", -1.0),
     (ObliviousKernel, "cells_per_axis", 0),
     (ObliviousKernel, "partition", "cells"),
+    (ObliviousKernel, "gamma", np.inf),
+    (ObliviousKernel, "gamma", "abc"),
+    (ObliviousFeatures, "gamma", np.nan),
+    (ObliviousFeatures, "variant", "plain"),
+    (ObliviousFeatures, "n_components", 0),
+    (KernelFeatureMap, "approximation", "svd"),
     (ObliviousRidge, "alpha", -0.1),
     (ObliviousRidge, "gamma", -2.0),
     (ObliviousRidge, "mode", "orr"),
@@ -364,6 +374,8 @@ def test_out_of_range_hyperparameter_is_named(cls, param, bad):
 
 ALL_ESTIMATORS = [
     ObliviousKernel(),
+    ObliviousFeatures(n_components=10),
+    KernelFeatureMap(n_components=10),
     ObliviousRidge(),
     FERMClassifier(),
     LinearFERM(),
@@ -461,3 +473,84 @@ def test_the_cell_cap_is_sixteen_cells_per_point():
     assert PartitionConditionalMean(DyadicPartition(0, 1, 12)).fit(S).n_cells_ == 144  # ≤ 160
     with pytest.raises(ValueError, match=r"13\*\*2 = 169 cells for 10 point\(s\).* <= 12"):
         PartitionConditionalMean(DyadicPartition(0, 1, 13)).fit(S)
+
+
+# ---------------------------------------------------------------------------------------------
+# kernel widths and kernel_params: finite and in range, checked before any kernel is evaluated
+
+
+def _fit_small(estimator):
+    """Fit ``estimator`` on :func:`_small`'s data the way its class expects."""
+    X, s, y, _ = _small()
+    if isinstance(estimator, KernelFeatureMap):
+        return estimator.fit(X)
+    if isinstance(estimator, (ObliviousKernel, ObliviousFeatures)):
+        return estimator.fit(X, sensitive_features=s)
+    if isinstance(estimator, ObliviousRidge):
+        return estimator.fit(X, X[:, 0], sensitive_features=s)
+    return estimator.fit(X, y, sensitive_features=s)
+
+
+WIDTH_MODELS = {
+    "ObliviousKernel": lambda **p: ObliviousKernel(**p),
+    "ObliviousRidge": lambda **p: ObliviousRidge(**p),
+    "ObliviousFeatures": lambda **p: ObliviousFeatures(n_components=10, random_state=0, **p),
+    "KernelFeatureMap": lambda **p: KernelFeatureMap(n_components=10, random_state=0, **p),
+}
+
+
+@pytest.mark.parametrize("bad", [-1.0, 0.0, np.inf, np.nan, "abc"])
+@pytest.mark.parametrize("name", list(WIDTH_MODELS))
+def test_kernel_width_must_be_a_finite_positive_number(name, bad):
+    # ObliviousFeatures(gamma=-1.0) returned features up to 1e5 (exp(+|x - x'|²)); gamma=0
+    # made every row identical; "abc" and inf failed deep in numpy with unrelated messages.
+    with pytest.raises(InvalidParameterError, match=rf"'gamma' parameter of {name} must be"):
+        _fit_small(WIDTH_MODELS[name](gamma=bad))
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"gamma": np.inf}, r"kernel_params\['gamma'\] must be a finite number > 0, got inf"),
+        ({"gamma": -1.0}, r"kernel_params\['gamma'\] must be a finite number > 0"),
+        ({"gamma": "a"}, r"kernel_params\['gamma'\] must be a finite number > 0, got 'a'"),
+        ({"gama": 1.0}, r"does not take parameter\(s\) \['gama'\]"),
+    ],
+)
+@pytest.mark.parametrize("name", list(WIDTH_MODELS))
+def test_kernel_params_entries_are_checked(name, params, message):
+    # kernel_params={"gamma": inf} gave an all-NaN oblivious Gram matrix; a misspelt name was
+    # ignored by the tiled RBF kernel.
+    with pytest.raises(ValueError, match=message):
+        _fit_small(WIDTH_MODELS[name](kernel_params=params))
+
+
+def test_matern_length_scale_in_kernel_params_must_be_finite():
+    # length_scale=inf made the Matérn kernel constant: no information left in the features.
+    model = ObliviousKernel(kernel="matern", kernel_params={"length_scale": np.inf})
+    with pytest.raises(ValueError, match=r"kernel_params\['length_scale'\] must be a finite"):
+        _fit_small(model)
+    with pytest.raises(TypeError, match="kernel_params must be a dict or None"):
+        check_kernel_params([("gamma", 1.0)])
+
+
+def test_feature_map_inputs_are_checked():
+    X, s, _, _ = _small()
+    with_nan = X.copy()
+    with_nan[3, 1] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        KernelFeatureMap(n_components=5).fit(with_nan)
+    with pytest.raises(ValueError, match="Input landmarks contains NaN"):
+        ObliviousFeatures(n_components=5).fit(X, sensitive_features=s, landmarks=with_nan)
+    fitted = KernelFeatureMap(n_components=5, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="X has 2 features, but the feature map was fitted"):
+        fitted.transform(X[:, :2])
+
+
+def test_features_fitted_without_sensitive_features_say_so_at_transform():
+    # It used to say the values were "never seen in fit" (the one group was coded 0).
+    X, s, _, _ = _small()
+    features = ObliviousFeatures(gamma=0.5, n_components=10, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="fitted without sensitive_features"):
+        features.transform(X, sensitive_features=s)
+    np.testing.assert_allclose(features.transform(X), features.plain_transform(X), atol=1e-12)

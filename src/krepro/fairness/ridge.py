@@ -25,7 +25,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.fairness.conditional import FiniteValuePartition
-from krepro.fairness.oblivious import KERNEL_CONSTRAINTS, ObliviousKernel
+from krepro.fairness.oblivious import OBLIVIOUS_CONSTRAINTS, ObliviousKernel
 from krepro.validation import check_not_given, check_sensitive_features, stack_labels
 
 __all__ = ["MODES", "ObliviousRidge", "ridge_path", "select_by_validation"]
@@ -108,7 +108,8 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         Gram; ``"m-oblivious"`` (M-ORR) solves the plain KRR system and predicts with
         oblivious features of the query points.
     kernel, gamma, degree, coef0, kernel_params, partition, partition_bounds, cells_per_axis
-        Passed to :class:`~krepro.fairness.oblivious.ObliviousKernel`.
+        Passed to :class:`~krepro.fairness.oblivious.ObliviousKernel` (``gamma`` finite and
+        > 0, ``partition_bounds`` finite, at most 16 dyadic cells per estimation point).
     conditional_mean : estimator, default=None
         Estimator of :math:`E[\varphi(X)|S]` for :class:`~krepro.fairness.oblivious.ObliviousKernel`
         (``None``: the paper's partition plug-in; or :class:`krepro.cme.CMEConditionalMean`).
@@ -171,7 +172,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         self.estimation_fraction = estimation_fraction
 
     _parameter_constraints: ClassVar[dict] = {
-        **KERNEL_CONSTRAINTS,
+        **OBLIVIOUS_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, closed="left")],
         "mode": [StrOptions(set(MODES))],
         "estimation_fraction": [Interval(Real, 0, 1, closed="neither")],
