@@ -19,9 +19,11 @@ from krepro.cme import CMEConditionalMean, ConditionalMeanEmbedding
 from krepro.dcm import COIR, DCM, DICA, FastDCM
 from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean, make_partition
 from krepro.fairness.ferm import FERMClassifier, LinearFERM
+from krepro.fairness.ferm_features import FERMFeatures, ferm_projected_gram
 from krepro.fairness.oblivious import ObliviousFeatures, ObliviousKernel
 from krepro.fairness.oblivious_features import KernelFeatureMap
 from krepro.fairness.ridge import ObliviousRidge
+from krepro.kernels import gram
 from krepro.validation import check_kernel_params
 
 # ---------------------------------------------------------------------------------------------
@@ -316,7 +318,7 @@ def _fit(estimator):
     if isinstance(estimator, ObliviousRidge):
         return estimator.fit(X, y, sensitive_features=S)
     X, y, s, _ = _binary()
-    if isinstance(estimator, (FERMClassifier, LinearFERM)):
+    if isinstance(estimator, (FERMClassifier, LinearFERM, FERMFeatures)):
         return estimator.fit(X, y, sensitive_features=s)
     return estimator.fit(X, y, domains=s)
 
@@ -344,6 +346,10 @@ BAD_PARAMETERS = [
     (FERMClassifier, "formulation", "primal"),
     (FERMClassifier, "tol", 0.0),
     (LinearFERM, "C", -1.0),
+    (LinearFERM, "C", np.inf),
+    (FERMClassifier, "C", np.nan),
+    (FERMFeatures, "gamma", 0.0),
+    (FERMFeatures, "approximation", "svd"),
     (LinearFERM, "selection", "first"),
     (ConditionalMeanEmbedding, "gamma", 0.0),
     (ConditionalMeanEmbedding, "output_gamma", -1.0),
@@ -376,6 +382,7 @@ ALL_ESTIMATORS = [
     ObliviousKernel(),
     ObliviousFeatures(n_components=10),
     KernelFeatureMap(n_components=10),
+    FERMFeatures(n_components=10),
     ObliviousRidge(),
     FERMClassifier(),
     LinearFERM(),
@@ -554,3 +561,106 @@ def test_features_fitted_without_sensitive_features_say_so_at_transform():
     with pytest.raises(ValueError, match="fitted without sensitive_features"):
         features.transform(X, sensitive_features=s)
     np.testing.assert_allclose(features.transform(X), features.plain_transform(X), atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# FERM: one input path for the groups of FERMClassifier, LinearFERM and FERMFeatures
+
+
+def _ferm_features(**params):
+    return FERMFeatures(gamma=0.5, n_components=15, random_state=0, **params)
+
+
+def test_ferm_features_nan_groups_are_an_error_not_unprojected_features():
+    # It returned unprojected features with direction_ None (NaN != NaN left no positives in
+    # the NaN "group"); a single NaN was counted as a third group.
+    X, s, y, _ = _small()
+    with pytest.raises(ValueError, match=r"sensitive_features contains missing values .* row"):
+        _ferm_features().fit(X, y, sensitive_features=np.where(s == 0, np.nan, 1.0))
+    one_nan = s.astype(float)
+    one_nan[3] = np.nan
+    with pytest.raises(ValueError, match=r"sensitive_features contains missing values .* row 3"):
+        _ferm_features().fit_transform(X, y, sensitive_features=one_nan)
+    with_none = s.astype(object)
+    with_none[5] = None
+    with pytest.raises(ValueError, match=r"sensitive_features contains missing values .* row 5"):
+        _ferm_features().fit(X, y, sensitive_features=with_none)
+
+
+@pytest.mark.parametrize("bad", [-1.0, 0.0, np.inf, "abc"])
+def test_ferm_features_gamma_must_be_finite_and_positive(bad):
+    # gamma=-1.0 gave features up to 1e5 (1e16 on wider data); "abc": "bad operand type".
+    X, s, y, _ = _small()
+    with pytest.raises(InvalidParameterError, match="'gamma' parameter of FERMFeatures must be"):
+        FERMFeatures(gamma=bad, n_components=10).fit(X, y, sensitive_features=s)
+
+
+GROUP_CODINGS = {
+    "str": lambda s: np.array(["F", "M"])[s],
+    "object": lambda s: pd.Series(np.array(["F", "M"])[s], dtype=object),
+    "category": lambda s: pd.Series(np.array(["F", "M"])[s]).astype("category"),
+    "mixed int/str": lambda s: np.array([0, "a"], dtype=object)[s],  # numbers sort first
+    "mixed list": lambda s: [0 if v == 0 else "a" for v in s],
+    "bool": lambda s: s.astype(bool),
+}
+ALL_FERM = {
+    **{name: (make, "decision_function") for name, make in FERM_MODELS.items()},
+    "FERMFeatures": (_ferm_features, "transform"),
+}
+
+
+@pytest.mark.parametrize("coding", list(GROUP_CODINGS))
+@pytest.mark.parametrize("name", list(ALL_FERM))
+def test_every_ferm_estimator_reads_any_group_labels_as_the_0_1_codes(name, coding):
+    # FERMFeatures raised UFuncTypeError on strings and "'<' not supported" on mixed labels.
+    X, s, y, _ = _small()
+    make, method = ALL_FERM[name]
+    expected = getattr(make().fit(X, y, sensitive_features=s), method)(X)
+    model = make().fit(X, y, sensitive_features=GROUP_CODINGS[coding](s))
+    np.testing.assert_array_equal(getattr(model, method)(X), expected)
+
+
+def test_ferm_features_needs_y_with_groups_and_warns_like_ferm_without_positives():
+    X, s, y, _ = _small()
+    with pytest.raises(ValueError, match="sensitive_features given without y"):
+        _ferm_features().fit(X, sensitive_features=s)
+    only_group_1 = np.where(s == 1, 1, -1)  # group 0 has no positives
+    for model in (_ferm_features(), FERMClassifier(gamma=0.5)):
+        with pytest.warns(UserWarning, match="Only one sensitive group has positive examples"):
+            model.fit(X, only_group_1, sensitive_features=s)
+    assert _ferm_features().fit(X, y).direction_ is None  # no groups: no projection
+    with pytest.raises(ValueError, match="binary sensitive feature; got 3 distinct values"):
+        _ferm_features().fit(X, y, sensitive_features=np.arange(len(X)) % 3)
+
+
+@pytest.mark.parametrize("name", list(ALL_FERM))
+def test_ferm_targets_with_missing_or_mixed_labels_are_named(name):
+    X, s, y, _ = _small()
+    make, _ = ALL_FERM[name]
+    labels = np.array(["no", "yes"], dtype=object)[(y > 0).astype(int)]
+    with_none = labels.copy()
+    with_none[2] = None
+    with pytest.raises(ValueError, match=r"y contains missing values .* row 2"):
+        make().fit(X, with_none, sensitive_features=s)
+    mixed = labels.copy()
+    mixed[labels == "no"] = 0
+    with pytest.raises(ValueError, match="y mixes strings and numbers"):
+        make().fit(X, mixed, sensitive_features=s)
+
+
+def test_ferm_without_support_vectors_predicts_its_intercept():
+    # A huge libsvm tolerance stops at α = 0: decision_function failed on an empty support.
+    X, s, y, _ = _small()
+    model = FERMClassifier(gamma=0.5, tol=1e16).fit(X, y, sensitive_features=s)
+    assert len(model.support_) == 0
+    np.testing.assert_array_equal(model.decision_function(X), np.full(len(X), model.intercept_[0]))
+
+
+def test_ferm_projected_gram_reads_string_groups():
+    X, s, y, _ = _small()
+    K = gram(X, None, "rbf", gamma=0.5)
+    np.testing.assert_array_equal(
+        ferm_projected_gram(K, y, np.array(["F", "M"])[s]), ferm_projected_gram(K, y, s)
+    )
+    with pytest.raises(ValueError, match="Both sensitive groups need positive examples"):
+        ferm_projected_gram(K, np.where(s == 1, 1, -1), s)
