@@ -20,6 +20,8 @@ from krepro.dcm import COIR, DCM, DICA, FastDCM
 from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean, make_partition
 from krepro.fairness.ferm import FERMClassifier, LinearFERM
 from krepro.fairness.ferm_features import FERMFeatures, ferm_projected_gram
+from krepro.fairness.linear_svc import LinearHingeSVC
+from krepro.fairness.linear_svr import LinearEpsilonSVR
 from krepro.fairness.oblivious import ObliviousFeatures, ObliviousKernel
 from krepro.fairness.oblivious_features import KernelFeatureMap
 from krepro.fairness.ridge import ObliviousRidge
@@ -311,6 +313,8 @@ def _fit(estimator):
         return estimator.fit(X, sensitive_features=S)
     if isinstance(estimator, KernelFeatureMap):
         return estimator.fit(X)
+    if isinstance(estimator, LinearEpsilonSVR):
+        return estimator.fit(X, y)
     if isinstance(estimator, CMEConditionalMean):
         return estimator.fit(S)
     if isinstance(estimator, ConditionalMeanEmbedding):
@@ -320,6 +324,8 @@ def _fit(estimator):
     X, y, s, _ = _binary()
     if isinstance(estimator, (FERMClassifier, LinearFERM, FERMFeatures)):
         return estimator.fit(X, y, sensitive_features=s)
+    if isinstance(estimator, LinearHingeSVC):
+        return estimator.fit(X, y)
     return estimator.fit(X, y, domains=s)
 
 
@@ -350,6 +356,15 @@ BAD_PARAMETERS = [
     (FERMClassifier, "C", np.nan),
     (FERMFeatures, "gamma", 0.0),
     (FERMFeatures, "approximation", "svd"),
+    # C = inf used to solve another problem (LinearHingeSVC) or fail in the QP solver without
+    # naming C (LinearEpsilonSVR); epsilon = inf predicted 0 everywhere; tol = inf was taken.
+    (LinearHingeSVC, "C", np.inf),
+    (LinearHingeSVC, "tol", np.inf),
+    (LinearHingeSVC, "C", -1.0),
+    (LinearEpsilonSVR, "C", np.inf),
+    (LinearEpsilonSVR, "epsilon", np.inf),
+    (LinearEpsilonSVR, "epsilon", -1.0),
+    (LinearEpsilonSVR, "tol", np.nan),
     (LinearFERM, "selection", "first"),
     (ConditionalMeanEmbedding, "gamma", 0.0),
     (ConditionalMeanEmbedding, "output_gamma", -1.0),
@@ -383,6 +398,8 @@ ALL_ESTIMATORS = [
     ObliviousFeatures(n_components=10),
     KernelFeatureMap(n_components=10),
     FERMFeatures(n_components=10),
+    LinearHingeSVC(),
+    LinearEpsilonSVR(),
     ObliviousRidge(),
     FERMClassifier(),
     LinearFERM(),
