@@ -17,6 +17,7 @@ from sklearn.utils.estimator_checks import check_param_validation
 
 from krepro.cme import CMEConditionalMean, ConditionalMeanEmbedding
 from krepro.dcm import COIR, DCM, DICA, FastDCM
+from krepro.distributed import DistributedKernelRidge
 from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean, make_partition
 from krepro.fairness.ferm import FERMClassifier, LinearFERM
 from krepro.fairness.ferm_features import FERMFeatures, ferm_projected_gram
@@ -317,7 +318,7 @@ def _fit(estimator):
         return estimator.fit(X, y)
     if isinstance(estimator, CMEConditionalMean):
         return estimator.fit(S)
-    if isinstance(estimator, ConditionalMeanEmbedding):
+    if isinstance(estimator, (ConditionalMeanEmbedding, DistributedKernelRidge)):
         return estimator.fit(X, y)
     if isinstance(estimator, ObliviousRidge):
         return estimator.fit(X, y, sensitive_features=S)
@@ -372,6 +373,10 @@ BAD_PARAMETERS = [
     (ConditionalMeanEmbedding, "alpha", -1.0),
     (CMEConditionalMean, "gamma", -1.0),
     (CMEConditionalMean, "alpha", -1e-3),
+    (CMEConditionalMean, "gamma", np.inf),
+    (ConditionalMeanEmbedding, "output_gamma", np.nan),
+    (DistributedKernelRidge, "rho", np.inf),
+    (DistributedKernelRidge, "gamma", 0.0),
     *[(cls, "gamma", bad) for cls in (DCM, FastDCM, DICA, COIR) for bad in (0.0, -1.0)],
     *[(cls, "n_landmarks", bad) for cls in (DCM, FastDCM, DICA, COIR) for bad in (0, -3)],
     *[(cls, "n_components", 0) for cls in (DCM, FastDCM, DICA, COIR)],
@@ -405,6 +410,7 @@ ALL_ESTIMATORS = [
     LinearFERM(),
     ConditionalMeanEmbedding(),
     CMEConditionalMean(),
+    DistributedKernelRidge(),
     DCM(),
     FastDCM(),
     DICA(),
@@ -681,3 +687,57 @@ def test_ferm_projected_gram_reads_string_groups():
     )
     with pytest.raises(ValueError, match="Both sensitive groups need positive examples"):
         ferm_projected_gram(K, np.where(s == 1, 1, -1), s)
+
+
+# ---------------------------------------------------------------------------------------------
+# conditional mean embeddings and distributed ridge: kernel_params, the λ grid, label targets
+
+
+@pytest.mark.parametrize(
+    ("make", "fit"),
+    [
+        (lambda p: DistributedKernelRidge(kernel_params=p), lambda m, X, y: m.fit(X, y)),
+        (lambda p: ConditionalMeanEmbedding(kernel="matern", kernel_params=p), None),
+        (lambda p: ConditionalMeanEmbedding(output_kernel="matern", output_kernel_params=p), None),
+        (lambda p: CMEConditionalMean(kernel="matern", kernel_params=p), "S"),
+    ],
+    ids=["DistributedKernelRidge", "CME-input", "CME-output", "CMEConditionalMean"],
+)
+def test_matern_kernel_params_must_be_finite(make, fit):
+    # length_scale = inf made the Matérn kernel a constant: predictions were the mean.
+    X, _, _, S = _small()
+    y = X[:, 0]
+    for params, message in [
+        ({"length_scale": np.inf}, r"kernel_params\['length_scale'\] must be a finite number > 0"),
+        ({"nu": np.nan}, r"kernel_params\['nu'\] must be a finite number"),
+    ]:
+        model = make(params)
+        with pytest.raises(ValueError, match=message):
+            if fit == "S":
+                model.fit(S)
+            else:
+                model.fit(X, y)
+
+
+@pytest.mark.parametrize("alphas", [[np.nan, 1.0], [1e-3, np.inf], [0.0, 1.0], ["a"], []])
+def test_cme_alpha_grid_must_be_finite_and_positive(alphas):
+    # NaN and inf in the grid failed in LAPACK ("array must not contain infs or NaNs").
+    _, _, _, S = _small()
+    model = CMEConditionalMean(gamma=1.0, alphas=alphas)
+    with pytest.raises(ValueError, match="alphas must be a non-empty 1-d grid of finite positive"):
+        model.fit(S, output_gram=np.eye(len(S)))
+
+
+def test_cme_label_targets_are_checked_like_groups():
+    X, s, _, _ = _small()
+    labels = np.array(["no", "yes"], dtype=object)[s]
+    with_none = labels.copy()
+    with_none[4] = None
+    model = ConditionalMeanEmbedding(output_kernel="delta", gamma=0.5)
+    with pytest.raises(ValueError, match=r"y contains missing values .* row 4"):
+        model.fit(X, with_none)
+    # Mixed numbers and strings used to fail in np.unique ("'<' not supported").
+    mixed = np.array([0, "yes"], dtype=object)[s]
+    scores = model.fit(X, mixed).category_scores(X[:5])
+    assert model.classes_.tolist() == [0, "yes"]
+    np.testing.assert_array_equal(scores, model.fit(X, s).category_scores(X[:5]))
