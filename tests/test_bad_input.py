@@ -198,7 +198,8 @@ def test_a_group_only_in_the_training_rows_is_an_empty_cell():
     X, y, S, _ = _labelled()
     S = S.copy()
     S[:3] = 2.5
-    model = ObliviousRidge(gamma=0.5).fit(X, y, sensitive_features=S)
+    with pytest.warns(UserWarning, match=r"value\(s\) \[2\.5\] of 3 training row\(s\) have no est"):
+        model = ObliviousRidge(gamma=0.5).fit(X, y, sensitive_features=S)
     explicit = ObliviousRidge(
         gamma=0.5, partition=FiniteValuePartition(values=[0.1, 0.7, 1.3, 2.5])
     ).fit(X, y, sensitive_features=S)
@@ -337,6 +338,8 @@ BAD_PARAMETERS = [
     (ObliviousKernel, "partition", "cells"),
     (ObliviousKernel, "gamma", np.inf),
     (ObliviousKernel, "gamma", "abc"),
+    (ObliviousKernel, "degree", 2.5),  # a fractional power of a negative product is NaN
+    (ConditionalMeanEmbedding, "degree", 1.5),
     (ObliviousFeatures, "gamma", np.nan),
     (ObliviousFeatures, "variant", "plain"),
     (ObliviousFeatures, "n_components", 0),
@@ -741,3 +744,39 @@ def test_cme_label_targets_are_checked_like_groups():
     scores = model.fit(X, mixed).category_scores(X[:5])
     assert model.classes_.tolist() == [0, "yes"]
     np.testing.assert_array_equal(scores, model.fit(X, s).category_scores(X[:5]))
+
+
+# ---------------------------------------------------------------------------------------------
+# oblivious ridge and kernel: arguments that were ignored or failed without naming the cause
+
+
+def test_sensitive_features_of_a_missing_second_set_are_an_error():
+    # gram(XA, SA, None, SB) ignored SB and returned the Gram matrix of XA with itself.
+    X, s, _, _ = _small()
+    kernel = ObliviousKernel(gamma=0.5).fit(X, sensitive_features=s)
+    with pytest.raises(ValueError, match=r"SB .* given without XB"):
+        kernel.gram(X[:3], s[:3], None, s[:4])
+
+
+@pytest.mark.parametrize("mode", ["oblivious", "m-oblivious"])
+def test_a_singular_ridge_system_names_alpha(mode):
+    # alpha=0 with a linear kernel on 20 rows of 3 features: LAPACK's "singular matrix".
+    X, s, _, _ = _small()
+    model = ObliviousRidge(kernel="linear", alpha=0.0, mode=mode)
+    with pytest.raises(ValueError, match=r"singular at alpha=0\.0"):
+        model.fit(X, X[:, 0], sensitive_features=s)
+
+
+def test_groups_coded_differently_in_training_and_estimation_rows_are_flagged():
+    # Strings in the estimation rows, integers in the training rows: no training row shares a
+    # cell with an estimation point, so no fairness correction was applied, silently.
+    X, s, _, _ = _small()
+    y = X[:, 0]
+    with pytest.warns(UserWarning, match=r"20 training row\(s\) have no estimation point"):
+        ObliviousRidge(gamma=0.5).fit(
+            X[:20],
+            y[:20],
+            sensitive_features=s[:20],
+            X_estimation=X[20:],
+            sensitive_features_estimation=np.array(["0", "1"])[s[20:]],
+        )

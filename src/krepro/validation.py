@@ -371,14 +371,14 @@ POSITIVE_FINITE = Interval(Real, 0, None, closed="neither")
 _KERNEL_PARAM_RANGES = {
     "gamma": ("> 0", lambda v: v > 0),
     "length_scale": ("> 0", lambda v: v > 0),
-    "degree": (">= 0", lambda v: v >= 0),
+    "degree": ("(an integer >= 0)", lambda v: v >= 0 and float(v).is_integer()),
 }
 
 
 def check_kernel_params(kernel_params, *, name="kernel_params"):
     """A copy of ``kernel_params`` whose values are finite numbers; ``None`` gives ``{}``.
 
-    ``gamma`` and ``length_scale`` must be > 0 and ``degree`` >= 0. The estimators' own
+    ``gamma`` and ``length_scale`` must be > 0 and ``degree`` an integer >= 0. The estimators' own
     ``gamma``, ``degree``, ``coef0`` are checked by their ``_parameter_constraints``; the
     entries of the dict are not, and an infinite or negative width there would silently
     give a constant or exploding kernel. Which names a kernel accepts is checked by

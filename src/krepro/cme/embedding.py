@@ -30,7 +30,7 @@ the dimension of S.
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
@@ -124,7 +124,7 @@ class ConditionalMeanEmbedding(BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {
         "kernel": _KERNEL,
         "gamma": _SCALE,
-        "degree": [Interval(Real, 0, None, closed="left")],
+        "degree": [Interval(Integral, 0, None, closed="left")],
         "coef0": [Interval(Real, None, None, closed="neither")],
         "kernel_params": [dict, None],
         "output_kernel": _KERNEL,

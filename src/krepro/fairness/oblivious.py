@@ -143,8 +143,9 @@ class ObliviousKernel(BaseEstimator):
     gamma : float > 0, default=None
         RBF / polynomial scale, :math:`k(x,y)=\exp(-\gamma\lVert x-y\rVert^2)` for RBF,
         finite. ``None`` means ``1 / n_features``.
-    degree : float >= 0, default=3
-        Polynomial degree.
+    degree : int >= 0, default=3
+        Polynomial degree (an integer: a fractional power of a negative inner product is
+        NaN).
     coef0 : float, default=1.0
         Polynomial offset, finite.
     kernel_params : dict, default=None
@@ -440,6 +441,11 @@ class ObliviousKernel(BaseEstimator):
         (Appendix E.2) :math:`O = K + P_a R_b^\top + R_a (P_b + R_b Q)^\top`.
         """
         check_is_fitted(self, "component_gram_")
+        if XB is None and SB is not None:
+            raise ValueError(
+                "SB (sensitive features of XB) given without XB: pass XB too, or leave SB out "
+                "for the Gram matrix of XA with itself."
+            )
         XA, SA = self._check_points(XA, SA)
         P_a, Q = self._component_products(XA), self.component_gram_
         partition = isinstance(self.combiner_, _CellComponents)

@@ -64,7 +64,7 @@ VARIANTS = ("oblivious", "m_oblivious")
 KERNEL_CONSTRAINTS = {
     "kernel": [StrOptions(set(KERNELS))],
     "gamma": [POSITIVE_FINITE, None],
-    "degree": [Interval(Real, 0, None, closed="left")],
+    "degree": [Interval(Integral, 0, None, closed="left")],  # x**2.5 is NaN for x < 0
     "coef0": [Interval(Real, None, None, closed="neither")],
     "kernel_params": [dict, None],
 }
@@ -226,7 +226,7 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
     gamma : float, default=None
         RBF / polynomial scale, finite and > 0 (``None``: ``1 / n_features``); 0, negative,
         infinite, NaN or non-numeric values are an ``InvalidParameterError``.
-    degree : float >= 0, default=3
+    degree : int >= 0, default=3
     coef0 : float, default=1.0
         Finite.
     kernel_params : dict, default=None

@@ -15,10 +15,12 @@ which is how the experiments select :math:`\lambda` on a validation set.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Real
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 from scipy import linalg
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -89,6 +91,24 @@ def _check_estimation_sample(S, X_estimation, S_estimation):
         raise ValueError(
             "sensitive_features_estimation given without sensitive_features: the training "
             "rows need their sensitive features too (or leave both out for one group)."
+        )
+
+
+def _warn_empty_cells(conditional_mean, S):
+    """Warn when training rows hold sensitive values that no estimation point has."""
+    cells = conditional_mean.cell_of(S)
+    empty = conditional_mean.cell_counts_[cells] == 0
+    if empty.any():
+        values = pd.unique(pd.Series([tuple(row) for row in S[empty].tolist()], dtype=object))
+        shown = [v[0] if len(v) == 1 else v for v in values[:10]]
+        warnings.warn(
+            f"sensitive_features value(s) {shown} of {int(empty.sum())} training row(s) have "
+            "no estimation point: their conditional-mean estimate is 0 (an empty cell, "
+            "Algorithm 1's convention), so no fairness correction is applied to them. Check "
+            "that the training and estimation rows code the groups alike, or give more "
+            "estimation rows.",
+            UserWarning,
+            stacklevel=3,
         )
 
 
@@ -223,7 +243,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
             ``None`` means a single group (then ORR = M-ORR = KRR). With
             ``partition="values"``, labels of any hashable type; every value seen here (in
             the training or the estimation rows) is a cell, and one without estimation
-            points has conditional-mean estimate 0.
+            points has conditional-mean estimate 0 (a ``UserWarning`` names such values).
         X_estimation, sensitive_features_estimation : array-like, default=None
             Explicit estimation sample. When omitted the last ``estimation_fraction`` of the
             rows of ``X`` are used for it. ``sensitive_features_estimation`` is required
@@ -240,12 +260,13 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         S = None if single_group else check_sensitive_features(sensitive_features, X.shape[0])
         X, y, S, X_est, S_est = self._split(X, y, S, X_estimation, sensitive_features_estimation)
         partition = self.partition
-        if (
+        value_cells = (
             not single_group
             and self.conditional_mean is None
             and isinstance(partition, str)
             and partition == "values"
-        ):
+        )
+        if value_cells:
             # Every value seen in fit is a cell; one without estimation points is an empty
             # cell, whose conditional-mean estimate is 0 (Algorithm 1's convention).
             partition = FiniteValuePartition(values=stack_labels(S, S_est))
@@ -260,12 +281,21 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
             cells_per_axis=self.cells_per_axis,
             conditional_mean=self.conditional_mean,
         ).fit(X_est, sensitive_features=S_est)
+        if value_cells:
+            _warn_empty_cells(self.oblivious_kernel_.conditional_mean_, S)
         if self.mode == "oblivious":
             train_gram = self.oblivious_kernel_.gram(X, S)
         else:
             train_gram = self.oblivious_kernel_.plain_gram(X)
         train_gram[np.diag_indices_from(train_gram)] += self.alpha
-        self.dual_coef_ = linalg.solve(train_gram, y, assume_a="pos")
+        try:
+            self.dual_coef_ = linalg.solve(train_gram, y, assume_a="pos")
+        except linalg.LinAlgError as error:
+            raise ValueError(
+                f"The ridge system (Gram matrix + alpha I) is singular at alpha={self.alpha!r}: "
+                "the Gram matrix of the training rows is not positive definite (e.g. a linear "
+                "kernel with more rows than features); use alpha > 0."
+            ) from error
         self.X_fit_ = X
         self.sensitive_features_fit_ = S
         return self
