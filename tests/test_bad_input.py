@@ -18,7 +18,12 @@ from sklearn.utils.estimator_checks import check_param_validation
 from krepro.cme import CMEConditionalMean, ConditionalMeanEmbedding
 from krepro.dcm import COIR, DCM, DICA, FastDCM
 from krepro.distributed import DistributedKernelRidge
-from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean, make_partition
+from krepro.fairness.conditional import (
+    DyadicPartition,
+    FiniteValuePartition,
+    PartitionConditionalMean,
+    make_partition,
+)
 from krepro.fairness.ferm import FERMClassifier, LinearFERM
 from krepro.fairness.ferm_features import FERMFeatures, ferm_projected_gram
 from krepro.fairness.linear_svc import LinearHingeSVC
@@ -313,6 +318,8 @@ def _fit(estimator):
     X, y, S, _ = _labelled()
     if isinstance(estimator, (ObliviousKernel, ObliviousFeatures)):
         return estimator.fit(X, sensitive_features=S)
+    if isinstance(estimator, (DyadicPartition, FiniteValuePartition, PartitionConditionalMean)):
+        return estimator.fit(np.clip(S / 2, 0, 1))
     if isinstance(estimator, KernelFeatureMap):
         return estimator.fit(X)
     if isinstance(estimator, LinearEpsilonSVR):
@@ -402,6 +409,9 @@ def test_out_of_range_hyperparameter_is_named(cls, param, bad):
 
 
 ALL_ESTIMATORS = [
+    DyadicPartition(0.0, 1.0),
+    FiniteValuePartition(),
+    PartitionConditionalMean(FiniteValuePartition()),
     ObliviousKernel(),
     ObliviousFeatures(n_components=10),
     KernelFeatureMap(n_components=10),
@@ -474,15 +484,31 @@ def test_malformed_partition_bounds_are_named(bounds, message):
         model.fit(X, sensitive_features=np.column_stack([S, S]))
 
 
+class _PartitionWithoutCells:
+    def fit(self, S):
+        return self
+
+    def assign(self, S):
+        return np.zeros(len(S), dtype=int)
+
+
 def test_dyadic_partition_checks_its_box_and_cells_per_axis():
     _, _, _, S = _small()
-    with pytest.raises(ValueError, match="partition_bounds must be finite"):
+    with pytest.raises(InvalidParameterError, match="'high' parameter of DyadicPartition"):
         DyadicPartition(0.0, np.inf, 4).fit(S)
-    for bad in (np.inf, np.nan, "a", 2.5, True):
-        with pytest.raises(ValueError, match="cells_per_axis must be a positive integer"):
+    with pytest.raises(ValueError, match="partition_bounds must be finite"):
+        DyadicPartition([0.0, np.nan], 1.0, 4).fit(np.column_stack([S, S]))
+    for bad in (np.inf, np.nan, "a", 2.5, 0):
+        with pytest.raises(
+            InvalidParameterError, match="'cells_per_axis' parameter of DyadicPartition"
+        ):
             DyadicPartition(0.0, 1.0, bad).fit(S)
-    with pytest.raises(TypeError, match="partition must be an object with fit"):
+    with pytest.raises(ValueError, match="cells_per_axis must be a positive integer, got True"):
+        DyadicPartition(0.0, 1.0, True).fit(S)
+    with pytest.raises(InvalidParameterError, match="'partition' parameter of PartitionCond"):
         PartitionConditionalMean(None).fit(S)
+    with pytest.raises(TypeError, match=r"partition must be an object with .*no n_cells"):
+        PartitionConditionalMean(_PartitionWithoutCells()).fit(S)
     with pytest.raises(TypeError, match='partition must be "values", "dyadic" or an object'):
         make_partition(1.0)
 

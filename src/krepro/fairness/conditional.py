@@ -27,9 +27,12 @@ provides ``membership`` and ``weights_`` (for example a conditional mean embeddi
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 from scipy import sparse
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils._param_validation import HasMethods, Interval
 
 from krepro.validation import (
     GroupEncoder,
@@ -99,7 +102,7 @@ def check_partition_bounds(bounds, *, name="partition_bounds"):
     return low, high
 
 
-class FiniteValuePartition:
+class FiniteValuePartition(BaseEstimator):
     """Each distinct value of S (a row, for multi-column S) is its own cell.
 
     Values are labels of any hashable type (numbers, strings, pandas categorical or object
@@ -126,9 +129,12 @@ class FiniteValuePartition:
         Number of columns d of S.
     """
 
+    _parameter_constraints: ClassVar[dict] = {"values": ["array-like", None]}
+
     def __init__(self, values=None):
         self.values = values
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, S):
         """Fix the cells (the distinct rows of ``S`` unless ``values`` was given)."""
         S = check_sensitive_features(S)
@@ -164,7 +170,7 @@ class FiniteValuePartition:
         return self.cell_of_group_[self.encoder_.transform(S)]
 
 
-class DyadicPartition:
+class DyadicPartition(BaseEstimator):
     r"""Regular grid of cubes on a box :math:`\prod_k [\mathrm{low}_k, \mathrm{high}_k]`.
 
     With ``cells_per_axis = 2**j`` these are the dyadic cubes of the paper (§6.1,
@@ -175,18 +181,25 @@ class DyadicPartition:
     ----------
     low, high : float or array-like of shape (d,)
         Box corners, finite, ``low < high``; scalars apply to every axis.
-    cells_per_axis : int, default=16
+    cells_per_axis : int >= 1, default=16
         Number of cells :math:`\ell` along each axis (:math:`\ell^d` cells in all). At most
         ``MAX_CELLS_PER_SAMPLE = 16`` cells per point of the ``S`` given to :meth:`fit`
         (:math:`\ell^d \le 16\,m`): more cells would be almost all empty, and memory grows
         with the number of cells; :meth:`fit` raises ``ValueError`` otherwise.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "low": [Interval(Real, None, None, closed="neither"), "array-like"],
+        "high": [Interval(Real, None, None, closed="neither"), "array-like"],
+        "cells_per_axis": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, low, high, cells_per_axis=16):
         self.low = low
         self.high = high
         self.cells_per_axis = cells_per_axis
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, S):
         """Check the box and the number of cells against the data ``S`` (m points in R^d)."""
         S = check_continuous(S)
@@ -205,8 +218,7 @@ class DyadicPartition:
                 f"Partition box needs low < high, got low={self.low}, high={self.high}."
             )
         ell = self.cells_per_axis
-        integral = isinstance(ell, Integral) or (isinstance(ell, Real) and float(ell).is_integer())
-        if isinstance(ell, bool) or not integral or ell < 1:
+        if isinstance(ell, bool):  # an Integral to the parameter constraint
             raise ValueError(f"cells_per_axis must be a positive integer, got {ell!r}.")
         n_cells = int(ell) ** d
         if n_cells > MAX_CELLS_PER_SAMPLE * m:
@@ -291,7 +303,7 @@ def _check_partition_object(partition, options=""):
         )
 
 
-class PartitionConditionalMean:
+class PartitionConditionalMean(BaseEstimator):
     r"""Plug-in estimator of :math:`E[\varphi(X) \mid S]` on a partition (paper §6.1).
 
     The estimator needs only the sensitive values of the estimation sample: it records, for
@@ -301,7 +313,8 @@ class PartitionConditionalMean:
     Parameters
     ----------
     partition : partition object
-        A :class:`FiniteValuePartition`, :class:`DyadicPartition` or compatible object.
+        A :class:`FiniteValuePartition`, :class:`DyadicPartition` or compatible object
+        (``fit(S)``, ``assign(S)`` and ``n_cells``; anything else is refused in :meth:`fit`).
 
     Attributes
     ----------
@@ -319,9 +332,12 @@ class PartitionConditionalMean:
         Uniform weights ``1/m`` of the unconditional mean :math:`E_n\varphi(X)`.
     """
 
+    _parameter_constraints: ClassVar[dict] = {"partition": [HasMethods(["fit", "assign"])]}
+
     def __init__(self, partition):
         self.partition = partition
 
+    @_fit_context(prefer_skip_nested_validation=False)  # the partition: a user object
     def fit(self, S):
         """Assign the estimation points of ``S`` to cells."""
         _check_partition_object(self.partition)
