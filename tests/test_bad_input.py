@@ -80,8 +80,19 @@ def _ridge_predict(model, X, S):
     return model.predict(X, sensitive_features=S)
 
 
+def _features_fit(S, X, y):
+    return ObliviousFeatures(gamma=0.5, n_components=20, random_state=0).fit(
+        X, sensitive_features=S
+    )
+
+
+def _features_predict(model, X, S):
+    return model.transform(X, sensitive_features=S)
+
+
 S_MODELS = {
     "ObliviousKernel": (_kernel_fit, _kernel_predict),
+    "ObliviousFeatures": (_features_fit, _features_predict),
     "ObliviousRidge": (_ridge("oblivious"), _ridge_predict),
     "ObliviousRidge-m": (_ridge("m-oblivious"), _ridge_predict),
 }
@@ -162,6 +173,9 @@ def test_string_groups_give_exactly_the_predictions_of_0_1_codes(s_model):
     np.testing.assert_array_equal(
         predict(fit(as_category, X, y), X[:12], list(strings[:12])), expected
     )
+    mixed = np.array([0, "Male"], dtype=object)[codes]  # numbers sort before strings
+    np.testing.assert_array_equal(predict(fit(mixed, X, y), X[:12], mixed[:12]), expected)
+    np.testing.assert_array_equal(predict(fit(list(mixed), X, y), X[:12], mixed[:12]), expected)
 
 
 def test_multi_column_string_rows_are_cells(s_model):
@@ -307,6 +321,9 @@ def test_string_domains_give_the_projection_of_integer_domains(name):
     names = pd.Series(np.array(["site-a", "site-b", "site-c"])[domains], dtype=object)
     model = DOMAIN_MODELS[name]().fit(X, y, domains=names)
     assert model.n_domains_ == 3
+    np.testing.assert_array_equal(model.transform(X), expected)
+    mixed = np.array([0, 1.5, "site-c"], dtype=object)[domains]
+    model = DOMAIN_MODELS[name]().fit(X, y, domains=mixed)
     np.testing.assert_array_equal(model.transform(X), expected)
 
 
