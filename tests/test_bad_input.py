@@ -823,3 +823,15 @@ def test_groups_coded_differently_in_training_and_estimation_rows_are_flagged():
             X_estimation=X[20:],
             sensitive_features_estimation=np.array(["0", "1"])[s[20:]],
         )
+
+
+@pytest.mark.parametrize("epsilon", [5.0, 1e16])
+def test_a_tube_wider_than_the_targets_is_the_constant_midrange(epsilon):
+    # epsilon=1e16 failed with "The QP solver 'piqp' found no solution".
+    X, _, _, _ = _small()
+    y = X[:, 0]
+    model = LinearEpsilonSVR(epsilon=epsilon).fit(X, y)
+    np.testing.assert_array_equal(model.coef_, np.zeros(X.shape[1]))
+    assert model.intercept_ == 0.5 * (y.min() + y.max())
+    assert model.objective_ == 0.0
+    np.testing.assert_array_equal(model.predict(X), np.full(len(X), model.intercept_))

@@ -49,8 +49,11 @@ class LinearEpsilonSVR(RegressorMixin, BaseEstimator):
     C : float, default=1.0
         Weight of the ε-insensitive loss (libsvm's ``C``), finite and > 0.
     epsilon : float, default=0.1
-        Half-width of the tube, finite and >= 0 (an infinite tube would make every
-        prediction 0).
+        Half-width of the tube, finite and >= 0. A tube at least as wide as the range of
+        ``y`` (:math:`2\varepsilon \ge \max y - \min y`) holds every point with
+        :math:`w = 0`: then the solution is ``coef_ = 0`` and ``intercept_`` the midrange of
+        ``y`` (objective 0), set without calling the QP solver (for which such a tube is
+        degenerate: every intercept in an interval is optimal).
     tol : float, default=1e-9
         Absolute and relative residual tolerance of the interior-point solver, finite, > 0.
     solver : str, default="piqp"
@@ -82,6 +85,11 @@ class LinearEpsilonSVR(RegressorMixin, BaseEstimator):
         """Solve the primal QP on ``X`` (n_samples, n_features) and targets ``y``."""
         X, y = validate_data(self, X, y, dtype=float, y_numeric=True)
         n, d = X.shape
+        low, high = float(y.min()), float(y.max())
+        if 2.0 * self.epsilon >= high - low:  # every point in the tube at w = 0
+            self.coef_, self.intercept_ = np.zeros(d), 0.5 * (low + high)
+            self.objective_ = 0.0
+            return self
         identity = sparse.identity(n, format="csc")
         ones = np.ones((n, 1))
         G = sparse.vstack(
