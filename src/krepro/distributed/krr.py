@@ -53,6 +53,7 @@ from krepro.distributed.matern_krr import (
 )
 from krepro.kernels import KERNELS, gram, kernel_params
 from krepro.matern import matern_1d
+from krepro.validation import POSITIVE_FINITE, check_kernel_params
 
 __all__ = [
     "BootstrapBand",
@@ -120,11 +121,11 @@ class DistributedKernelRidge(RegressorMixin, BaseEstimator):
     kernel : {"matern", "rbf", "linear", "poly", "polynomial", "delta"}, default="matern"
         Kernel, evaluated by :func:`krepro.kernels.gram`.
     gamma, degree, coef0 : float, int, float
-        Parameters of the rbf and polynomial kernels (scikit-learn's names); ``gamma > 0``,
-        ``degree >= 1``.
+        Parameters of the rbf and polynomial kernels (scikit-learn's names); ``gamma`` finite
+        and > 0, ``degree >= 1``, ``coef0`` finite.
     kernel_params : dict, default=None
-        Further kernel parameters; for ``"matern"`` ``nu`` (default 3.5, the paper's
-        :math:`\nu = 7/2`) and ``length_scale`` (default 1.0).
+        Further kernel parameters, finite numbers; for ``"matern"`` ``nu`` (default 3.5, the
+        paper's :math:`\nu = 7/2`) and ``length_scale`` (default 1.0, > 0).
 
     Attributes
     ----------
@@ -157,9 +158,9 @@ class DistributedKernelRidge(RegressorMixin, BaseEstimator):
 
     _parameter_constraints: ClassVar[dict] = {
         "n_partitions": [Interval(numbers.Integral, 1, None, closed="left")],
-        "rho": [Interval(numbers.Real, 0, None, closed="neither")],
+        "rho": [POSITIVE_FINITE],
         "kernel": [StrOptions(set(KERNELS))],
-        "gamma": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "gamma": [POSITIVE_FINITE, None],
         "degree": [Interval(numbers.Integral, 1, None, closed="left")],
         "coef0": [Interval(numbers.Real, None, None, closed="neither")],
         "kernel_params": [dict, None],
@@ -191,7 +192,8 @@ class DistributedKernelRidge(RegressorMixin, BaseEstimator):
         return tags
 
     def _kernel_params(self):
-        params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
+        extra = check_kernel_params(self.kernel_params)
+        params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, extra)
         if self.kernel == "matern":
             params = {**_MATERN_DEFAULTS, **params}
         return params
