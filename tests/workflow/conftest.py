@@ -1,9 +1,7 @@
 """Fixtures shared by the workflow tests: the tiny config and one complete tiny run.
 
 The tiny run is session-wide: the tests that extend it (snapshot, reruns, a new study) start
-from its results instead of running the whole workflow again. Under pytest-xdist
-(``--dist loadgroup``, as ``.ci/run`` runs the workflow lane) the tests sharing an expensive
-fixture go to one worker, so that each such fixture is still built once.
+from its results instead of running the whole workflow again.
 """
 
 from __future__ import annotations
@@ -12,17 +10,6 @@ from pathlib import Path
 
 import pytest
 from test_workflow import TINY_CONFIG, console_file, load_yaml, ok, snakemake
-
-# Fixtures that run snakemake once for several tests: the tests using one share a worker.
-SHARED_RUNS = ("tiny_run", "copied_run", "cluster")
-
-
-def pytest_collection_modifyitems(items):
-    for item in items:
-        for fixture in SHARED_RUNS:
-            if fixture in getattr(item, "fixturenames", ()):
-                item.add_marker(pytest.mark.xdist_group(fixture))
-                break
 
 
 @pytest.fixture(scope="session")
