@@ -578,3 +578,15 @@ def test_plot_cme_writes_png_atomically(default_results, tmp_path):
     figures.plot_cme(r["table"], r["sample"], r["query"], r["curves"], r["weights"], path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert [p.name for p in path.parent.iterdir()] == ["cme.png"]  # no temporary left behind
+
+
+@pytest.mark.filterwarnings("ignore::krepro.kernels.DegenerateKernelWarning")
+@pytest.mark.parametrize(("scale", "gamma"), [(1e160, 1.0), (1e154, 1.7e308), (1e300, 1e-300)])
+def test_embedding_is_finite_at_extreme_scales(scale, gamma):
+    # Before: NaN in the input Gram matrix ("array must not contain infs or NaNs" from the
+    # Cholesky factorisation) for inputs of magnitude 1e154 and beyond.
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 2)) * scale, rng.normal(size=30)
+    model = ConditionalMeanEmbedding(gamma=gamma, output_kernel="linear").fit(X, y)
+    assert np.isfinite(model.predict_mean(X)).all()
+    assert np.isfinite(model.weights(X[:4])).all()

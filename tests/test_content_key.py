@@ -1,5 +1,7 @@
 """content_key: equal arrays share a key, any change of shape, dtype or value changes it."""
 
+import sys
+import threading
 from collections import OrderedDict
 
 import numpy as np
@@ -43,3 +45,47 @@ def test_cached_by_content_computes_once_per_content_and_evicts_the_oldest():
     assert len(cache) == 2 and len(calls) == 3
     lookup(a)
     assert len(calls) == 4
+
+
+def _hammer(work, n_threads):
+    """Run ``work(thread_index)`` on several threads that switch every microsecond; return
+    the exceptions raised."""
+    errors = []
+
+    def run(index):
+        try:
+            work(index)
+        except Exception as error:  # collected and reported by the test
+            errors.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(n_threads)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return errors
+
+
+def test_cached_by_content_is_thread_safe():
+    # Before: concurrent hits and evictions raised KeyError in cache.move_to_end (an entry
+    # evicted by another thread between the lookup and the move).
+    cache = OrderedDict()
+    arrays = [np.arange(float(n)) for n in range(1, 8)]  # more contents than entries
+    expected = [array * 2.0 for array in arrays]
+    mismatches = []
+
+    def work(index):
+        for step in range(3000):
+            k = (index * 3 + step) % len(arrays)
+            value = cached_by_content(cache, arrays[k].copy(), lambda k=k: arrays[k] * 2.0, 3)
+            if not np.array_equal(value, expected[k]):
+                mismatches.append(k)
+
+    assert _hammer(work, n_threads=6) == []
+    assert mismatches == []
+    assert len(cache) <= 3

@@ -29,7 +29,7 @@ from krepro.dcm.core import (
     output_factor,
     smoother_gram,
 )
-from krepro.kernels import gram
+from krepro.kernels import DegenerateKernelWarning, gram
 
 GAMMA = 2.0
 EPS = 1e-3
@@ -593,3 +593,54 @@ def test_estimators_on_low_rank_outputs_equal_the_dense_pencils(factory, monkeyp
     monkeypatch.setattr(dcm_base, "smoother_factor", lambda *args: None)
     _, dense = _fit_transform(lambda: factory(1, gamma=0.1), X, y, d, X_test)
     np.testing.assert_allclose(low, dense, atol=1e-8 * np.abs(dense).max())
+
+
+# --------------------------------------------------------------------------- extreme scales
+
+
+def _extreme_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    return X, np.where(rng.random(40) > 0.5, 1, -1), rng.integers(0, 2, 40)
+
+
+@pytest.mark.parametrize("estimator", [DCM, DICA, COIR])
+@pytest.mark.parametrize(("scale", "gamma"), [(1.0, 1.7e308), (1e160, 1.0), (1e300, 1e-300)])
+def test_huge_gamma_or_scale_fits_a_finite_projection(estimator, scale, gamma):
+    # Reproducer: DCM/DICA/COIR(gamma=1.7e308).fit raised "LinAlgError: sterf ... did not
+    # converge" from NaN in the Gram matrix (2 gamma overflowed). K is now the identity
+    # (every distinct pair at kernel value 0), with a DegenerateKernelWarning.
+    X, y, domains = _extreme_data()
+    X = X * scale
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = estimator(gamma=gamma).fit(X, y, domains=domains)
+        Z = model.transform(X)
+    assert np.isfinite(Z).all() and np.isfinite(model.eigenvalues_).all()
+    assert DegenerateKernelWarning in {type(w.message) for w in caught}
+    assert not any(issubclass(type(w.message), RuntimeWarning) for w in caught)
+
+
+def test_constant_gram_from_a_tiny_gamma_is_an_error_that_says_so():
+    X, y, domains = _extreme_data()
+    with (
+        pytest.warns(DegenerateKernelWarning, match="all ones"),
+        pytest.raises(ValueError, match="gamma is so small"),
+    ):
+        DCM(gamma=1e-300).fit(X, y, domains=domains)
+    with (
+        pytest.warns(DegenerateKernelWarning, match="all ones"),
+        pytest.raises(ValueError, match="gamma is so small"),
+    ):
+        FastDCM(gamma=1e-300, n_landmarks=10, random_state=0).fit(X, y, domains=domains)
+
+
+def test_fastdcm_at_extreme_scales_is_finite():
+    # Before: "array must not contain infs or NaNs" from the landmark block's eigh.
+    X, y, domains = _extreme_data()
+    with pytest.warns(DegenerateKernelWarning), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "FastDCM: n_components", UserWarning)
+        model = FastDCM(gamma=1.0, n_landmarks=10, random_state=0).fit(
+            X * 1e160, y, domains=domains
+        )
+    assert np.isfinite(model.transform(X * 1e160)).all()

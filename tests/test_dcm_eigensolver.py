@@ -11,6 +11,8 @@ same kernel-PCA rank and the same number of informative components.
 from __future__ import annotations
 
 import pickle
+import sys
+import threading
 import warnings
 
 import numpy as np
@@ -205,3 +207,36 @@ def test_feature_cache_is_keyed_by_content_read_only_and_not_pickled():
     restored = pickle.loads(pickle.dumps(fmap))
     assert "_features" not in restored.__dict__
     np.testing.assert_array_equal(restored.features(X_test), first)
+
+
+def test_feature_cache_is_safe_to_share_between_threads():
+    # Before: two threads evicting from the feature cache at once raised KeyError (or
+    # "dictionary changed size during iteration") in ExactFeatureMap.features.
+    X, labels, _, domains, _ = small_problem()
+    model = DCM(gamma=2.0).fit(X, labels, domains=domains)
+    rng = np.random.default_rng(1)
+    batches = [rng.normal(size=(1, 3)) for _ in range(5)]  # more than the cache keeps (2)
+    expected = [model.transform(batch) for batch in batches]
+    mismatches, errors = [], []
+
+    def work(index):
+        try:
+            for step in range(400):
+                k = (index + step) % len(batches)
+                if not np.array_equal(model.transform(batches[k]), expected[k]):
+                    mismatches.append(k)
+        except Exception as error:  # collected and reported by the test
+            errors.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert mismatches == []

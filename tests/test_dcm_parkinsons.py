@@ -294,3 +294,41 @@ def test_nystrom_sweep_figure(tmp_path):
     )
     plot_nystrom(sweep, table, tmp_path / "nystrom.png")
     assert (tmp_path / "nystrom.png").stat().st_size > 0
+
+
+# The fit jobs the workflow schedules (the workflow lane's dry runs count them with this).
+
+
+def parkinsons_fit_jobs(config):
+    """Fit jobs by rule. The primary centring runs n_repetitions splits, the others
+    reading_repetitions; a split that every centring runs is one dcm_parkinsons_fit_readings
+    job, every other (centring, split) one dcm_parkinsons_fit job."""
+    park = config["dcm_parkinsons"]
+    reps = [
+        park["n_repetitions" if c == park["primary"]["centring"] else "reading_repetitions"]
+        for c in park["centring"]
+    ]
+    paired = min(reps) if len(reps) > 1 else 0
+    jobs = {
+        "dcm_parkinsons_fit_readings": paired,
+        "dcm_parkinsons_fit": sum(reps) - paired * len(reps),
+    }
+    return {rule: count for rule, count in jobs.items() if count}
+
+
+def test_dcm_parkinsons_fit_jobs_cover_every_reading():
+    """Both fit rules together: one records file per (centring, split), each made once."""
+    config = {
+        "dcm_parkinsons": {
+            "n_repetitions": 5,
+            "reading_repetitions": 2,
+            "centring": ["centred", "uncentred"],
+            "primary": {"centring": "centred"},
+        }
+    }
+    assert parkinsons_fit_jobs(config) == {
+        "dcm_parkinsons_fit_readings": 2,
+        "dcm_parkinsons_fit": 3,
+    }
+    config["dcm_parkinsons"]["centring"] = ["centred"]
+    assert parkinsons_fit_jobs(config) == {"dcm_parkinsons_fit": 5}

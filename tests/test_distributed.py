@@ -441,3 +441,53 @@ def test_bands_reach_nominal_coverage_on_an_easy_case():
         covered += [band.covers(truth), band.covers(truth, "basic")]
     coverage = covered / 300
     assert np.all(np.abs(coverage - 0.95) <= 0.04), coverage
+
+
+# --------------------------------------------------------------------------- extreme scales
+
+
+@pytest.mark.filterwarnings("ignore::krepro.kernels.DegenerateKernelWarning")
+@pytest.mark.parametrize(
+    ("kernel", "params"),
+    [
+        ("rbf", {"gamma": 1.0}),
+        ("rbf", {"gamma": 1.7e308}),
+        ("matern", {"kernel_params": {"length_scale": 1e300}}),
+        ("matern", {"kernel_params": {"length_scale": 5e-324}}),
+    ],
+)
+@pytest.mark.parametrize("scale", [1e-300, 1e154, 1e300])
+def test_predictions_are_finite_at_extreme_scales(kernel, params, scale):
+    # Before: NaN in the local Gram matrices ("array must not contain infs or NaNs" from
+    # the Cholesky factorisation) for inputs of magnitude 1e154 and beyond, gamma = 1.7e308
+    # or a subnormal length scale, and a kernel value of 0 instead of 1 where cdist's squares
+    # overflowed with a huge length scale (a matrix that was not positive definite).
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 3)) * scale, rng.normal(size=40)
+    model = DistributedKernelRidge(kernel=kernel, n_partitions=2, **params).fit(X, y)
+    assert np.isfinite(model.predict(X)).all()
+    assert np.isfinite(model.predict_local(X[:5])).all()
+
+
+def test_overflowing_linear_kernel_is_an_error_naming_x():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 3)) * 1e160, rng.normal(size=20)
+    with pytest.raises(ValueError, match="linear kernel matrix of X"):
+        DistributedKernelRidge(kernel="linear", n_partitions=2).fit(X, y)
+
+
+@pytest.mark.parametrize(("scale", "length_scale"), [(1.0, 5e-324), (1e300, 1e-300), (1e300, 1.0)])
+def test_nested_predictions_fall_back_to_the_dense_solver_where_positions_overflow(
+    scale, length_scale
+):
+    # Before: the state-space recursion formed gaps of inf or inf - inf and returned NaN.
+    rng = np.random.default_rng(1)
+    x, y = np.sort(rng.uniform(-1, 1, size=32)) * scale, rng.normal(size=32)
+    targets = np.linspace(-1, 1, 5) * scale
+    got = local_predictions_nested(x, y, targets, [2, 4], 0.01, nu=2.5, length_scale=length_scale)
+    dense = local_predictions_nested(
+        x, y, targets, [2, 4], 0.01, nu=2.5, length_scale=length_scale, solver="dense"
+    )
+    for p in (2, 4):
+        assert np.isfinite(got[p]).all()
+        np.testing.assert_array_equal(got[p], dense[p])

@@ -201,3 +201,15 @@ def test_decision_function_is_the_kernel_expansion_with_svc_kernels(kernel, gamm
     expected = K(X_test, clf.support_vectors_) @ clf.dual_coef_[0] + clf.intercept_[0]
     # same kernel values, one matrix-vector product: agreement to round-off
     np.testing.assert_allclose(clf.decision_function(X_test), expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::krepro.kernels.DegenerateKernelWarning")
+@pytest.mark.parametrize(("scale", "gamma"), [(1e160, 1.0), (1e300, 1e-300)])
+def test_kernel_ferm_is_finite_at_extreme_scales(scale, gamma):
+    # Before: SVC refused the NaN Gram matrix ("Input X contains NaN"), which named
+    # neither the cause nor the input.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)) * scale
+    s, y = rng.integers(0, 2, 40), np.where(rng.random(40) > 0.5, 1, -1)
+    model = FERMClassifier(gamma=gamma).fit(X, y, sensitive_features=s)
+    assert np.isfinite(model.decision_function(X)).all()

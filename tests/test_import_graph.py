@@ -1,11 +1,11 @@
 """The package's architecture, checked on its static import graph.
 
-Layers, from the bottom: the shared base (kernels, validation, metrics, stats, seeding,
-spectral, content_key), the method families (fairness, dcm, distributed, cme), the studies,
-and the workflow plumbing. A module may import its own layer or a lower one, never a higher
-one, and no import cycle may exist anywhere. The edges are the imports a module executes
-(:func:`krepro.workflow.codedeps.imported_modules`, at any depth of the file), so a
-function-level import counts as well.
+Layers, from the bottom: the shared base (kernels, kernel_safety, matern, validation,
+metrics, stats, seeding, spectral, content_key), the method families (fairness, dcm,
+distributed, cme), the studies, and the workflow plumbing. A module may import its own layer
+or a lower one, never a higher one, and no import cycle may exist anywhere. The edges are the
+imports a module executes (:func:`krepro.workflow.codedeps.imported_modules`, at any depth
+of the file), so a function-level import counts as well.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 BASE = {
     "krepro._exports",
     "krepro.kernels",
+    "krepro.kernel_safety",
+    "krepro.matern",
     "krepro.validation",
     "krepro.metrics",
     "krepro.stats",

@@ -83,7 +83,7 @@ def test_on_the_factor_equals_a_precomputed_svm(data):
 
 def test_rejects_bad_input(data):
     Z, y = data
-    with pytest.raises(ValueError, match="C must be"):
+    with pytest.raises(ValueError, match="'C' parameter of LinearHingeSVC must be"):
         LinearHingeSVC(C=-1.0).fit(Z, y)
     with pytest.raises(ValueError, match="Only binary"):
         LinearHingeSVC().fit(Z, np.arange(len(y)) % 3)

@@ -47,7 +47,7 @@ def test_objective_closed_form():
 
 def test_rejects_bad_parameters(data):
     Z, y = data
-    with pytest.raises(ValueError, match="C must be"):
+    with pytest.raises(ValueError, match="'C' parameter of LinearEpsilonSVR must be"):
         LinearEpsilonSVR(C=0.0).fit(Z, y)
     with pytest.raises(ValueError, match="epsilon"):
         LinearEpsilonSVR(epsilon=-1.0).fit(Z, y)

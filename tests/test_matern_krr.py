@@ -7,7 +7,10 @@ import pytest
 from scipy import linalg
 
 from krepro.distributed import local_predictions_nested
-from krepro.distributed.matern_krr import matern_partition_predictions
+from krepro.distributed.matern_krr import (
+    matern_partition_predictions,
+    positions_are_representable,
+)
 from krepro.kernels import gram
 
 
@@ -106,3 +109,15 @@ def test_bad_input_raises():
         matern_partition_predictions(x, x, [0.1], [2], [1.0], nu=2.0)
     with pytest.raises(ValueError, match="solver"):
         local_predictions_nested(np.arange(4.0), np.arange(4.0), [0.1], [2], 1e-3, solver="lu")
+
+
+def test_positions_that_overflow_are_refused_with_a_value_error():
+    # Positions sqrt(2 nu) x / length_scale and the gaps between them must be finite.
+    x = np.array([-1e300, 0.0, 1e300, 1.5e300])
+    assert positions_are_representable(x, x[:2], nu=1.5, length_scale=1.0)
+    assert not positions_are_representable(x, x[:2], nu=1.5, length_scale=1e-10)
+    # finite positions (nu = 1/2: a scale of 1), a gap of 2e308
+    assert not positions_are_representable([-1e308, 1e308], [0.0], nu=0.5, length_scale=1.0)
+    assert not positions_are_representable([0.0, 1.0], [0.5], nu=1.5, length_scale=5e-324)
+    with pytest.raises(ValueError, match="overflow float64"):
+        matern_partition_predictions(x, np.ones(4), x[:2], [2], [0.1], nu=1.5, length_scale=1e-10)

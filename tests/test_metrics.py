@@ -5,6 +5,7 @@ import pytest
 
 from krepro.metrics import (
     beta_dependence,
+    distance_correlation,
     equal_opportunity_difference,
     hsic,
     hsic_test,
@@ -140,3 +141,16 @@ def test_hsic_rejects_bad_input():
         hsic(np.ones(3), np.ones(4))
     with pytest.raises(ValueError, match="n_permutations"):
         hsic_test(np.arange(5.0), np.arange(5.0), n_permutations=0)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-160, 1e160, 1e300])
+def test_hsic_and_distance_correlation_do_not_depend_on_the_scale(scale):
+    # Both are invariant to scaling an input; before, squared distances overflowed (NaN from
+    # inf / inf) or underflowed (a zero median: HSIC and dCor of 0) at extreme scales.
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=50)
+    b = a + rng.normal(size=50)
+    for statistic in (hsic, distance_correlation):
+        reference = statistic(a, b)
+        assert statistic(a * scale, b) == pytest.approx(reference, rel=1e-12)
+        assert statistic(a, b * scale) == pytest.approx(reference, rel=1e-12)

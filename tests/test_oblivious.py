@@ -6,13 +6,16 @@ finite-dimensional feature map, the empty-cell convention ``E_n[· | S ∈ B] = 
 """
 
 import itertools
+import sys
+import threading
+import warnings
 
 import numpy as np
 import pytest
 
 from krepro.fairness.conditional import FiniteValuePartition
 from krepro.fairness.oblivious import ObliviousKernel
-from krepro.kernels import gram, kernel_params
+from krepro.kernels import DegenerateKernelWarning, gram, kernel_params
 from krepro.validation import check_sensitive_features
 
 # ---------------------------------------------------------------------------------------------
@@ -447,3 +450,99 @@ def test_missing_sensitive_features_after_fitting_with_them_is_an_error():
         ok.gram(X, S, X, None)
     plain = ObliviousKernel(kernel="rbf", gamma=0.5).fit(X)
     np.testing.assert_allclose(plain.gram(X), plain.plain_gram(X), atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# extreme scales
+
+
+def _reproducer_data():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(40, 3)), rng.integers(0, 2, 40)
+
+
+@pytest.mark.parametrize(("scale", "gamma"), [(1e160, 1.0), (1.0, 1.7e308), (1e-300, 1.7e308)])
+def test_rbf_oblivious_gram_at_extreme_scales_is_the_delta_kernel_one(scale, gamma):
+    # Reproducer: ObliviousKernel(gamma=1.0).fit(X * 1e160, ...).gram(...) had 1600 of 1600
+    # entries NaN, with only RuntimeWarnings. Every distinct pair is now at kernel value 0
+    # (K = I, what the delta kernel of the distinct points gives): a finite oblivious Gram
+    # matrix, and a DegenerateKernelWarning from fit instead of silence.
+    X, s = _reproducer_data()
+    X = X * scale
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ok = ObliviousKernel(gamma=gamma).fit(X, sensitive_features=s)
+        O = ok.gram(X, s)
+        O_cross = ok.gram(X[:5], s[:5], X, s)
+        O_mixed = ok.mixed_gram(X[:5], s[:5], X)
+    kinds = {type(w.message) for w in caught}
+    if scale == 1e-300:  # gamma |x - y|^2 ~ 1e-292: K is all ones, Z is constant
+        assert kinds == {DegenerateKernelWarning}
+        np.testing.assert_allclose(O, 1.0, rtol=0, atol=1e-14)
+        return
+    assert kinds == {DegenerateKernelWarning}  # no RuntimeWarning, one kind of warning
+    delta = ObliviousKernel(kernel="delta").fit(X, sensitive_features=s)
+    for got, expected in [
+        (O, delta.gram(X, s)),
+        (O_cross, delta.gram(X[:5], s[:5], X, s)),
+        (O_mixed, delta.mixed_gram(X[:5], s[:5], X)),
+    ]:
+        assert np.isfinite(got).all()
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-14)
+
+
+def test_ordinary_oblivious_fit_does_not_warn():
+    X, s = _reproducer_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ObliviousKernel(gamma=0.5).fit(X, sensitive_features=s).gram(X, s)
+
+
+def test_overflowing_linear_oblivious_gram_raises_naming_the_input():
+    X, s = _reproducer_data()
+    ok = ObliviousKernel(kernel="linear").fit(X, sensitive_features=s)
+    with pytest.raises(ValueError, match="linear kernel matrix of X"):
+        ok.gram(X * 1e160, s)
+
+
+# ---------------------------------------------------------------------------------------------
+# threads
+
+
+def test_a_fitted_kernel_is_safe_to_share_between_threads():
+    # Before: threads sharing a fitted kernel raised KeyError in the product cache's
+    # move_to_end (an entry evicted by another thread between lookup and move).
+    rng = np.random.default_rng(3)
+    X, s = rng.normal(size=(160, 2)), rng.integers(0, 3, 160)
+    ok = ObliviousKernel(gamma=0.5, tile_size=8).fit(X[100:], sensitive_features=s[100:])
+    # seven point sets: more than the caches keep (4), so threads evict each other's entries
+    sets = [(X[10 * k : 10 * k + 20], s[10 * k : 10 * k + 20]) for k in range(7)]
+
+    def results(k):
+        (XA, SA), (XB, SB) = sets[k], sets[(k + 1) % len(sets)]
+        return ok.gram(XA, SA), ok.gram(XA, SA, XB, SB), ok.mixed_gram(XA, SA, XB)
+
+    expected = [results(k) for k in range(len(sets))]
+    mismatches, errors = [], []
+
+    def work(index):
+        try:
+            for step in range(100):
+                k = (index + step) % len(sets)
+                if not all(map(np.array_equal, results(k), expected[k])):
+                    mismatches.append(k)
+        except Exception as error:  # collected and reported by the test
+            errors.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert mismatches == []

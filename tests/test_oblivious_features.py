@@ -247,3 +247,54 @@ def test_ferm_projected_gram_is_the_block_mean_formula_and_keeps_its_inputs():
     # u is orthogonal to the projected features: the projected τ vanishes.
     v = high / high.sum() - low / low.sum()
     assert np.abs(K_projected @ v).max() < 1e-12
+
+
+# ---------------------------------------------------------------------------------------------
+# extreme scales
+
+
+def _extreme_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    return X, rng.integers(0, 2, 40), np.where(rng.random(40) > 0.5, 1, -1)
+
+
+@pytest.mark.filterwarnings("ignore::krepro.kernels.DegenerateKernelWarning")
+@pytest.mark.parametrize(("scale", "gamma"), [(1e160, 1.0), (1e300, 1e-300), (1.0, 1.7e308)])
+def test_nystroem_features_are_finite_at_extreme_scales(scale, gamma):
+    # Before: the landmark Gram matrix held NaN and the SVD raised "array must not contain
+    # infs or NaNs"; now K(L, L) = I and every landmark's feature is a unit vector.
+    X, s, y = _extreme_data()
+    X = X * scale
+    Z = ObliviousFeatures(gamma=gamma, n_components=40).fit_transform(X, sensitive_features=s)
+    assert np.isfinite(Z).all()
+    plain = ObliviousFeatures(gamma=gamma, n_components=40).fit(X).plain_transform(X)
+    np.testing.assert_allclose(plain @ plain.T, np.eye(40), atol=1e-12)
+    F = FERMFeatures(gamma=gamma, n_components=20, random_state=0)
+    assert np.isfinite(F.fit_transform(X, y, sensitive_features=s)).all()
+    assert np.isfinite(F.transform(X)).all()
+
+
+def test_random_fourier_features_at_the_largest_gamma_are_finite():
+    # Before: RBFSampler's frequencies sqrt(2 gamma) N(0, 1) were infinite (2 gamma overflows)
+    # and every feature was NaN. The frequencies are drawn at gamma / 4 and doubled.
+    X, s, _ = _extreme_data()
+    features = ObliviousFeatures(
+        gamma=1.7e308, n_components=30, approximation="rff", random_state=0
+    )
+    Z = features.fit(X * 1e-300, sensitive_features=s).plain_transform(X * 1e-300)
+    assert np.isfinite(Z).all()
+    weights = features.feature_map_.sampler_.random_weights_
+    assert np.isfinite(weights).all()
+    # sqrt(2 * 1.7e308) N(0, 1): the same law (90 draws: the standard deviation within 20 %)
+    expected = np.sqrt(2.0) * np.sqrt(1.7e308) / 1e154
+    assert np.std(weights / 1e154) == pytest.approx(expected, rel=0.2)
+
+
+def test_random_fourier_features_whose_projections_overflow_raise_naming_x():
+    X, s, _ = _extreme_data()
+    # frequencies ~1e50 times points ~1e300: projections beyond the float64 range
+    features = ObliviousFeatures(gamma=1e100, n_components=30, approximation="rff", random_state=0)
+    features.fit(X, sensitive_features=s)
+    with pytest.raises(ValueError, match="random Fourier features of X"):
+        features.transform(X * 1e300, sensitive_features=s)

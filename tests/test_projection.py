@@ -356,3 +356,15 @@ def test_projection_verdicts_fail_and_evidence_rule():
     assert verdicts["distance_concentration"].verdict == INCONCLUSIVE
     assert verdicts["dependence_follows_distance"].verdict == INCONCLUSIVE
     assert verdicts["dependence_follows_distance"].check_verdict == REPRODUCED
+
+
+@pytest.mark.parametrize(("scale", "gamma"), [(1e160, 1.0), (1.0, 1.7e308), (1e300, 1e-300)])
+def test_rbf_kernel_paired_is_finite_and_equals_the_kernel_matrix_at_extreme_scales(scale, gamma):
+    # Before: the expansion |a|^2 + |b|^2 - 2<a, b> gave inf - inf = NaN.
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(6, 2)) * scale, rng.normal(size=(6, 2)) * scale
+    B[0] = A[0]
+    kernel = RBFKernel(gamma)
+    paired = kernel.paired(A, B)
+    assert np.isfinite(paired).all() and paired[0] == 1.0
+    np.testing.assert_allclose(paired, np.diag(kernel(A, B)), rtol=0, atol=1e-15)

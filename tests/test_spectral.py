@@ -120,3 +120,15 @@ def test_pivoted_cholesky_of_a_smooth_kernel_meets_its_residual_bound():
     G = pivoted_cholesky(S)
     assert G.shape == (n, n)
     np.testing.assert_allclose(G @ G.T, S, atol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_matrices_are_refused_naming_k(bad):
+    # Before: LAPACK's dsterf "did not converge" (LinAlgError) or NaN eigenpairs.
+    K = gram(np.random.default_rng(0).normal(size=(8, 2)), kernel="rbf")
+    K[2, 3] = K[3, 2] = bad
+    for method in ("partial", "dense"):
+        with pytest.raises(ValueError, match="matrix K of top_eigh"):
+            top_eigh(K, 1e-8, method=method)
+    with pytest.raises(ValueError, match="matrix K of pivoted_cholesky"):
+        pivoted_cholesky(K)

@@ -1,9 +1,15 @@
 """Tests of :mod:`krepro.fairness.tiled_gram` against dense computations."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 
+import krepro
 from krepro.fairness.tiled_gram import (
     KernelTiles,
     LowRankCorrection,
@@ -151,3 +157,84 @@ def test_fill_gram_with_low_rank_correction(tile_size):
     np.testing.assert_array_equal(out, out.T)
     expected = gram(X, None, "matern", **params) + A @ C.T + C @ A.T
     np.testing.assert_allclose(out, expected, rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("scale", "gamma"),
+    [(1e160, 1.0), (1e-300, 1.7e308), (1.0, 1.7e308), (1e300, 1e-300), (1e154, 1e-300)],
+)
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_rbf_tiles_are_finite_and_equal_gram_at_extreme_scales(scale, gamma, symmetric):
+    # Before: the augmented product overflowed (2 gamma = inf, |x|^2 = inf) and tiles held
+    # NaN; now they take the direct path, as gram() does, whatever the scale.
+    X, Y = _points()
+    X, Y = X * scale, (None if symmetric else Y * scale)
+    tiles = KernelTiles(X, Y, "rbf", {"gamma": gamma})
+    n_cols = len(X) if symmetric else len(Y)
+    for size in (4, 1000):
+        for rows in tile_ranges(len(X), size):
+            for cols in tile_ranges(n_cols, size):
+                tile = tiles(rows, cols)
+                assert np.isfinite(tile).all()
+                reference = gram(X[rows], (X if symmetric else Y)[cols], "rbf", gamma=gamma)
+                if symmetric and rows == cols:
+                    np.testing.assert_array_equal(np.diag(tile), 1.0)
+                np.testing.assert_allclose(tile, reference, rtol=0, atol=1e-15)
+
+
+def test_concurrent_tiled_products_restore_the_blas_threads(tmp_path):
+    # Thread A enters a tiled product, thread B enters another, A leaves, B leaves. Before,
+    # each applied a threadpoolctl limit of its own: B saw A's one-thread limit as the
+    # original and "restored" it last, leaving the process on one BLAS thread for good. Run
+    # in a fresh interpreter: in this one the main thread holds the test session's limits,
+    # and threadpoolctl ignores other threads' limits while it does.
+    script = tmp_path / "interleave.py"
+    script.write_text(_INTERLEAVE)
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "2", "PYTHONPATH": SOURCE_ROOT},
+        check=True,
+    )
+    assert result.stdout.split() == ["2", "2"], result.stdout  # before, after
+
+
+SOURCE_ROOT = str(Path(krepro.__file__).resolve().parents[1])  # the krepro under test
+_INTERLEAVE = """
+import threading
+import numpy as np
+from threadpoolctl import threadpool_info
+from krepro.fairness.tiled_gram import cross_products
+
+def blas_threads():
+    return max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+a_inside, b_inside, a_left = threading.Event(), threading.Event(), threading.Event()
+
+class Tiles:
+    def __init__(self, entered, wait_for):
+        self.entered, self.wait_for = entered, wait_for
+
+    def __call__(self, rows, cols):
+        self.entered.set()
+        self.wait_for.wait(timeout=60)
+        return np.ones((1, 1))
+
+def first():
+    cross_products(Tiles(a_inside, b_inside), np.ones((1, 1)), 1)
+    a_left.set()
+
+def second():
+    a_inside.wait(timeout=60)
+    cross_products(Tiles(b_inside, a_left), np.ones((1, 1)), 1)
+
+print(blas_threads())
+threads = [threading.Thread(target=first), threading.Thread(target=second)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(blas_threads())
+"""

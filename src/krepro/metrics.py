@@ -32,6 +32,8 @@ r"""Measures of Table 1 and Fig. 3 of the oblivious-data paper (§7.1).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from krepro.seeding import as_generator
@@ -146,10 +148,25 @@ def relative_beta_dependence(value, baseline):
     return float(value / baseline) if baseline else float("nan")
 
 
+def _unit_scale(values):
+    """``values`` scaled by a power of two to a largest magnitude near 1 when it is extreme.
+
+    HSIC with the median heuristic and the distance correlation do not change when an
+    input is scaled, and scaling by a power of two is exact; it keeps their squared
+    distances from overflowing (NaN from inf / inf) or underflowing (a zero median) for
+    inputs of magnitude beyond 2^±200. Ordinary inputs are returned unchanged.
+    """
+    values = np.asarray(values, dtype=float)
+    magnitude = float(np.abs(values).max(initial=0.0))
+    if magnitude == 0.0 or 2.0**-200 <= magnitude <= 2.0**200:
+        return values
+    return np.ldexp(values, -math.frexp(magnitude)[1])
+
+
 def _median_gaussian_gram(values):
     r"""Gaussian Gram matrix :math:`\exp(-\lVert u - v\rVert^2 / m)`, m the median squared
     distance between distinct points (the median heuristic; all ones when m = 0)."""
-    values = np.asarray(values, dtype=float)
+    values = _unit_scale(values)
     values = values.reshape(len(values), -1)
     squared = np.sum((values[:, None, :] - values[None, :, :]) ** 2, axis=2)
     median = np.median(squared[np.triu_indices(len(values), 1)])
@@ -222,8 +239,9 @@ def hsic_test(a, b, *, n_permutations, random_state=None):
 
 
 def _double_centred_distances(values):
-    """Double-centred Euclidean distance matrix A_ij = a_ij − ā_i· − ā_·j + ā_·· of rows."""
-    values = np.asarray(values, dtype=float)
+    """Double-centred Euclidean distance matrix A_ij = a_ij − ā_i· − ā_·j + ā_·· of rows
+    (of the rows scaled by :func:`_unit_scale`: the distance correlation does not change)."""
+    values = _unit_scale(values)
     if values.ndim == 1:
         values = values[:, None]
     squared = np.einsum("ij,ij->i", values, values)

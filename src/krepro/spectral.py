@@ -37,9 +37,14 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
+from krepro.kernel_safety import check_finite
+
 __all__ = ["EIGENSOLVERS", "pivoted_cholesky", "top_eigh"]
 
 EIGENSOLVERS = ("partial", "dense")
+_NOT_FINITE_HINT = (
+    " (a kernel matrix evaluated at a scale where it overflowed?); LAPACK cannot factorise it"
+)
 
 
 def _truncate(values, rank_tol, top):
@@ -82,10 +87,12 @@ def top_eigh(K, rank_tol, *, method="partial", overwrite_a=False):
     Raises
     ------
     ValueError
-        If the largest eigenvalue is not positive.
+        If the largest eigenvalue is not positive, or ``K`` holds a NaN or an infinity
+        (LAPACK would otherwise fail to converge or return NaN eigenpairs).
     """
     if method not in EIGENSOLVERS:
         raise ValueError(f"method must be one of {EIGENSOLVERS}, got {method!r}.")
+    check_finite(K, "the matrix K of top_eigh", _NOT_FINITE_HINT)
     n = K.shape[0]
     if method == "dense":
         values, vectors = linalg.eigh(K, overwrite_a=overwrite_a, check_finite=False, driver="evd")
@@ -136,7 +143,13 @@ def pivoted_cholesky(K, *, overwrite_a=False):
     Returns
     -------
     G : ndarray of shape (n, k)
+
+    Raises
+    ------
+    ValueError
+        If ``K`` holds a NaN or an infinity.
     """
+    check_finite(K, "the matrix K of pivoted_cholesky", _NOT_FINITE_HINT)
     A = K.T if K.flags.c_contiguous else K
     factor, piv, rank, info = lapack.dpstrf(A, lower=1, overwrite_a=overwrite_a)
     if info < 0:

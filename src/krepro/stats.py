@@ -1,5 +1,6 @@
 """Statistics shared by the studies' verdicts: paired differences, pooled and plain standard
-errors, the Wilson interval of a proportion.
+errors, the Wilson interval of a proportion, Holm's step-down procedure, and the number of
+repetitions an interval of a given width needs.
 
 Every study's report section draws its intervals from here, so that one claim form is judged
 the same way wherever it appears.
@@ -9,8 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.stats import norm
+from scipy.stats import t as student_t
 
-__all__ = ["mean_se", "paired", "paired_differences", "pooled_mean_se", "wilson_interval"]
+__all__ = [
+    "holm_adjusted",
+    "holm_levels",
+    "mean_se",
+    "paired",
+    "paired_differences",
+    "pooled_mean_se",
+    "repetitions_for_half_width",
+    "t_quantile",
+    "wilson_interval",
+]
 
 
 def paired(runs, by, method_column, first, second, value):
@@ -102,3 +114,126 @@ def wilson_interval(successes, n, level):
     half = z / denominator * np.sqrt(p * (1.0 - p) / n + z**2 / (4.0 * n**2))
     # The interval contains p; rounding could otherwise put p = 0 or 1 a hair outside.
     return np.clip(np.minimum(centre - half, p), 0, 1), np.clip(np.maximum(centre + half, p), 0, 1)
+
+
+def holm_levels(pvalues, alpha):
+    """Per-test significance levels of Holm's step-down procedure (Holm 1979).
+
+    The tests are taken in increasing order of p; the k-th (1-based) of ``m`` is judged at
+    level :math:`\\alpha / (m - k + 1)` as long as every earlier one rejected; from the first
+    test that does not reject on, every remaining test is judged at that test's level (none of
+    them can reject: their p-values are at least as large). A test rejects iff its p-value is
+    at most its level, which is the same decision as Holm's adjusted p-values
+    (:func:`holm_adjusted`) at ``alpha``; the levels are what an interval needs.
+
+    Parameters
+    ----------
+    pvalues : array-like of float
+        One p-value per test of the family (NaN: the test cannot reject; it is taken last).
+    alpha : float
+        Family-wise error rate, in (0, 1).
+
+    Returns
+    -------
+    ndarray
+        The level of each test, in the order of ``pvalues``.
+    """
+    p = np.asarray(pvalues, dtype=float)
+    m = p.size
+    order = np.argsort(np.where(np.isnan(p), np.inf, p), kind="stable")
+    levels = np.empty(m)
+    level, stopped = alpha, False
+    for k, index in enumerate(order):
+        if not stopped:
+            level = alpha / (m - k)
+            stopped = not p[index] <= level
+        levels[index] = level
+    return levels
+
+
+def holm_adjusted(pvalues):
+    """Holm's adjusted p-values: :math:`\\max_{j \\le k} \\min(1, (m - j + 1) p_{(j)})`.
+
+    Parameters
+    ----------
+    pvalues : array-like of float
+
+    Returns
+    -------
+    ndarray
+        Adjusted p-values in the order of ``pvalues`` (NaN stays NaN).
+    """
+    p = np.asarray(pvalues, dtype=float)
+    m = p.size
+    order = np.argsort(np.where(np.isnan(p), np.inf, p), kind="stable")
+    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    adjusted = np.empty(m)
+    adjusted[order] = np.fmax.accumulate(scaled)
+    adjusted[np.isnan(p)] = np.nan
+    return adjusted
+
+
+def t_quantile(level, df):
+    """Upper quantile :math:`t_{level, df}` of Student's t (the normal one for infinite df)."""
+    return float(norm.ppf(level)) if not np.isfinite(df) else float(student_t.ppf(level, df))
+
+
+def repetitions_for_half_width(sd, half_width, tail, *, prediction=False, max_n=10**7):
+    """Smallest number of repetitions whose interval has at most the given half-width.
+
+    The interval of a mean of ``n`` repetitions has half-width
+    :math:`t_{1 - tail, n - 1}\\, sd / \\sqrt{n}`; the prediction interval of one run
+    :math:`t_{1 - tail, n - 1}\\, sd \\sqrt{1 + 1/n}`, which never falls below
+    :math:`z_{1 - tail}\\, sd`.
+
+    Parameters
+    ----------
+    sd : float
+        Standard deviation of one repetition (the observed one).
+    half_width : float
+        The half-width to reach (> 0).
+    tail : float
+        Probability in each tail of the interval (α for a one-sided bound, α/2 for a
+        two-sided interval).
+    prediction : bool
+        Whether the interval is the prediction interval of one run.
+    max_n : int
+        Largest number considered.
+
+    Returns
+    -------
+    int or None
+        ``None`` when no number of repetitions up to ``max_n`` reaches ``half_width``.
+    """
+    if not (np.isfinite(sd) and np.isfinite(half_width)) or half_width <= 0:
+        return None
+    if sd == 0:
+        return 2
+    z = norm.ppf(1.0 - tail)
+    if prediction:
+        if z * sd >= half_width:
+            return None
+        n = max(2, int(np.ceil(1.0 / ((half_width / (z * sd)) ** 2 - 1.0))))
+    else:
+        n = max(2, int(np.ceil((z * sd / half_width) ** 2)))
+
+    def width(count):
+        factor = np.sqrt(1.0 + 1.0 / count) if prediction else 1.0 / np.sqrt(count)
+        return student_t.ppf(1.0 - tail, count - 1) * sd * factor
+
+    # The normal approximation is a lower bound (t quantiles exceed z ones, and the width
+    # decreases in n): double up to a count that reaches the half-width, then bisect.
+    if width(n) <= half_width:
+        return int(n)
+    low, high = n, 2 * n
+    while width(high) > half_width:
+        low, high = high, 2 * high
+        if low > max_n:
+            return None
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if width(middle) <= half_width else (middle, high)
+    n = high
+    if n > max_n:
+        return None
+    return int(n)

@@ -25,19 +25,26 @@ as a finite float array.
 Why not :class:`sklearn.preprocessing.OrdinalEncoder`: it treats NaN as one more category,
 compares a float32 query bit for bit with float64 categories, and its errors name
 "column 0" rather than the parameter.
+
+Kernel parameters that do not go through an estimator's ``_parameter_constraints`` (the
+entries of a ``kernel_params`` dict) are checked by :func:`check_kernel_params`, and
+:data:`POSITIVE_FINITE` is the constraint of every kernel width and regulariser.
 """
 
 from __future__ import annotations
 
-from numbers import Number
+from numbers import Number, Real
 
 import numpy as np
 import pandas as pd
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array
 
 __all__ = [
+    "POSITIVE_FINITE",
     "GroupEncoder",
     "check_continuous",
+    "check_kernel_params",
     "check_not_given",
     "check_sensitive_features",
     "encode_labels",
@@ -352,6 +359,51 @@ def encode_labels(labels, n_samples=None, *, name="labels", multi_column=True):
 def label_codes(labels, *, name="labels"):
     """Integer codes ``0..G-1`` of the distinct values (rows) of ``labels``, ordered by value."""
     return encode_labels(labels, name=name)[0]
+
+
+#: Parameter constraint of a kernel width, a regulariser or a tolerance: a real number in
+#: :math:`(0, \infty)`. The open right end refuses ``np.inf`` (and NaN fails every
+#: comparison), so NaN, infinities, zero, negative numbers and strings are all refused with
+#: scikit-learn's ``InvalidParameterError`` naming the parameter.
+POSITIVE_FINITE = Interval(Real, 0, None, closed="neither")
+
+# What the numeric entries of a kernel_params dict must be (others: any finite number).
+_KERNEL_PARAM_RANGES = {
+    "gamma": ("> 0", lambda v: v > 0),
+    "length_scale": ("> 0", lambda v: v > 0),
+    "degree": ("(an integer >= 0)", lambda v: v >= 0 and float(v).is_integer()),
+}
+
+
+def check_kernel_params(kernel_params, *, name="kernel_params"):
+    """A copy of ``kernel_params`` whose values are finite numbers; ``None`` gives ``{}``.
+
+    ``gamma`` and ``length_scale`` must be > 0 and ``degree`` an integer >= 0. The estimators' own
+    ``gamma``, ``degree``, ``coef0`` are checked by their ``_parameter_constraints``; the
+    entries of the dict are not, and an infinite or negative width there would silently
+    give a constant or exploding kernel. Which names a kernel accepts is checked by
+    :func:`krepro.kernels.gram`.
+
+    Raises
+    ------
+    TypeError
+        If ``kernel_params`` is not a dict (or None) or a key is not a string.
+    ValueError
+        If a value is not a finite number in its range, naming ``name[key]``.
+    """
+    if kernel_params is None:
+        return {}
+    if not isinstance(kernel_params, dict):
+        raise TypeError(f"{name} must be a dict or None, got {kernel_params!r}.")
+    for key, value in kernel_params.items():
+        if not isinstance(key, str):
+            raise TypeError(f"{name} keys must be parameter names (str), got {key!r}.")
+        text, in_range = _KERNEL_PARAM_RANGES.get(key, ("", lambda v: True))
+        number = isinstance(value, Real) and not isinstance(value, bool)
+        if not (number and np.isfinite(value) and in_range(value)):
+            expected = f"a finite number {text}".rstrip()
+            raise ValueError(f"{name}[{key!r}] must be {expected}, got {value!r}.")
+    return dict(kernel_params)
 
 
 def check_not_given(value, name):

@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from test_dcm_parkinsons import parkinsons_fit_jobs
 
 from krepro.data.download import DATASETS
 from krepro.studies import STUDIES
@@ -222,41 +223,6 @@ def console_file(workdir: Path) -> Path:
 # --------------------------------------------------------------------------- DAG and lint
 
 
-def dcm_parkinsons_fit_jobs(config):
-    """Fit jobs by rule. The primary centring runs n_repetitions splits, the others
-    reading_repetitions; a split that every centring runs is one dcm_parkinsons_fit_readings
-    job, every other (centring, split) one dcm_parkinsons_fit job."""
-    park = config["dcm_parkinsons"]
-    reps = [
-        park["n_repetitions" if c == park["primary"]["centring"] else "reading_repetitions"]
-        for c in park["centring"]
-    ]
-    paired = min(reps) if len(reps) > 1 else 0
-    jobs = {
-        "dcm_parkinsons_fit_readings": paired,
-        "dcm_parkinsons_fit": sum(reps) - paired * len(reps),
-    }
-    return {rule: count for rule, count in jobs.items() if count}
-
-
-def test_dcm_parkinsons_fit_jobs_cover_every_reading():
-    """Both fit rules together: one records file per (centring, split), each made once."""
-    config = {
-        "dcm_parkinsons": {
-            "n_repetitions": 5,
-            "reading_repetitions": 2,
-            "centring": ["centred", "uncentred"],
-            "primary": {"centring": "centred"},
-        }
-    }
-    assert dcm_parkinsons_fit_jobs(config) == {
-        "dcm_parkinsons_fit_readings": 2,
-        "dcm_parkinsons_fit": 3,
-    }
-    config["dcm_parkinsons"]["centring"] = ["centred"]
-    assert dcm_parkinsons_fit_jobs(config) == {"dcm_parkinsons_fit": 5}
-
-
 def expected_job_counts(config: dict) -> dict[str, int]:
     """Jobs per rule that the config implies (rules not named here run once)."""
     return {
@@ -266,7 +232,7 @@ def expected_job_counts(config: dict) -> dict[str, int]:
         * len(config["dcm_synthetic"]["gammas"])
         * len(config["dcm_synthetic"]["centring"])
         * len(config["dcm_synthetic"]["b_scale"]),
-        **dcm_parkinsons_fit_jobs(config),
+        **parkinsons_fit_jobs(config),
         "students_fit": sum(
             len(spec["variants"]) for spec in config["students"]["c_selections"].values()
         ),

@@ -30,7 +30,7 @@ the dimension of S.
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
@@ -41,11 +41,17 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.kernels import KERNELS, gram, kernel_params
-from krepro.validation import check_continuous
+from krepro.validation import (
+    POSITIVE_FINITE,
+    check_continuous,
+    check_kernel_params,
+    check_sensitive_features,
+    encode_labels,
+)
 
 _KERNEL = [StrOptions(set(KERNELS))]
-_SCALE = [Interval(Real, 0, None, closed="neither"), None]
-_LAMBDA = [Interval(Real, 0, None, closed="neither")]
+_SCALE = [POSITIVE_FINITE, None]  # finite and > 0: inf, NaN, 0 are refused
+_LAMBDA = [POSITIVE_FINITE]
 
 __all__ = ["CMEConditionalMean", "ConditionalMeanEmbedding"]
 
@@ -58,15 +64,16 @@ class ConditionalMeanEmbedding(BaseEstimator):
     kernel : str, default="rbf"
         Input kernel :math:`k` (any name of :func:`krepro.kernels.gram`).
     gamma, degree, coef0, kernel_params
-        Input-kernel parameters, scikit-learn names.
+        Input-kernel parameters, scikit-learn names (``gamma`` finite and > 0; the entries
+        of ``kernel_params`` finite numbers).
     output_kernel : {"linear", "rbf", "delta", ...}, default="rbf"
         Output kernel :math:`l`. ``"linear"`` embeds only the mean of a real Y; ``"rbf"``
         (characteristic) embeds the whole law; ``"delta"`` on a finite Y gives category
         weights.
     output_gamma : float, default=None
-        Output RBF/polynomial scale.
+        Output RBF/polynomial scale, finite and > 0.
     output_kernel_params : dict, default=None
-        Further output-kernel parameters.
+        Further output-kernel parameters, finite numbers.
     alpha : float > 0, default=1.0
         :math:`\lambda` of :math:`\alpha(x) = (K + n\lambda I)^{-1}k_x` (so the diagonal load is
         ``n * alpha``; ``KernelRidge(alpha=n * alpha)`` solves the same system).
@@ -117,7 +124,7 @@ class ConditionalMeanEmbedding(BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {
         "kernel": _KERNEL,
         "gamma": _SCALE,
-        "degree": [Interval(Real, 0, None, closed="left")],
+        "degree": [Interval(Integral, 0, None, closed="left")],
         "coef0": [Interval(Real, None, None, closed="neither")],
         "kernel_params": [dict, None],
         "output_kernel": _KERNEL,
@@ -127,7 +134,8 @@ class ConditionalMeanEmbedding(BaseEstimator):
     }
 
     def _input_kernel(self, A, B=None):
-        params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
+        extra = check_kernel_params(self.kernel_params)
+        params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, extra)
         return gram(A, B, self.kernel, **params)
 
     def _output_kernel(self, A, B=None):
@@ -136,7 +144,7 @@ class ConditionalMeanEmbedding(BaseEstimator):
             self.output_gamma,
             self.degree,
             self.coef0,
-            self.output_kernel_params,
+            check_kernel_params(self.output_kernel_params, name="output_kernel_params"),
         )
         return gram(A, B, self.output_kernel, **params)
 
@@ -148,20 +156,30 @@ class ConditionalMeanEmbedding(BaseEstimator):
         ----------
         X : array-like of shape (n, n_features)
         y : array-like of shape (n,) or (n, n_outputs)
-            Responses; any values the output kernel accepts.
+            Responses; any values the output kernel accepts (labels of the delta kernel may
+            be strings or objects; a missing one, NaN or None, is a ``ValueError``).
 
         Returns
         -------
         self : ConditionalMeanEmbedding
         """
         X, y = validate_data(self, X, y, multi_output=True)
+        check_kernel_params(self.output_kernel_params, name="output_kernel_params")
         n = X.shape[0]
+        if y.dtype.kind == "O":
+            # Labels (e.g. for the delta output kernel): a missing one is an error naming y,
+            # and mixed numbers and strings are ordered as the group encoder orders them.
+            check_sensitive_features(y, n, name="y")
+            groups = encode_labels(y, n, name="y")[1].groups_
+            classes = groups if y.ndim > 1 else groups[:, 0]
+        else:
+            classes = np.unique(y, axis=0) if y.ndim > 1 else np.unique(y)
         system = self._input_kernel(X)
         system[np.diag_indices_from(system)] += n * self.alpha
         self.cholesky_ = linalg.cho_factor(system, lower=True)
         self.X_fit_ = X
         self.Y_fit_ = y
-        self.classes_ = np.unique(y, axis=0) if y.ndim > 1 else np.unique(y)
+        self.classes_ = classes
         return self
 
     def weights(self, X):
@@ -270,18 +288,18 @@ class CMEConditionalMean(BaseEstimator):
     kernel : str, default="rbf"
         Kernel on the sensitive features.
     gamma : float, default=None
-        Its scale (scikit-learn convention).
+        Its scale (scikit-learn convention), finite and > 0.
     alpha : float > 0, default=1e-3
         :math:`\lambda` (diagonal load :math:`m\lambda`), used when ``alphas`` is None.
     alphas : sequence of float, default=None
-        Grid of :math:`\lambda` to choose from by generalised cross-validation of the
+        Grid of finite :math:`\lambda > 0` to choose from by generalised cross-validation of the
         vector-valued regression of :math:`\varphi(X)` on S,
         :math:`\mathrm{GCV}(\lambda) = m\,\lVert (I - H_\lambda)\Phi\rVert^2 /
         \operatorname{tr}(I - H_\lambda)^2` with :math:`H_\lambda = K_S(K_S + m\lambda I)^{-1}`;
         the residual norm needs only the Gram matrix of the :math:`\varphi(x_v)`, which
         :class:`~krepro.fairness.oblivious.ObliviousKernel` passes as ``output_gram``.
     kernel_params : dict, default=None
-        Further kernel parameters.
+        Further kernel parameters, finite numbers.
 
     Attributes
     ----------
@@ -319,10 +337,14 @@ class CMEConditionalMean(BaseEstimator):
 
     def _select_alpha(self, S, output_gram):
         """λ minimising GCV, from the eigenpairs of :math:`K_S` (:func:`_range_eigenpairs`)."""
-        grid = np.asarray(self.alphas, dtype=float)
-        if grid.ndim != 1 or len(grid) == 0 or np.any(grid <= 0):
+        try:
+            grid = np.asarray(self.alphas, dtype=float)
+        except (TypeError, ValueError):
+            grid = np.empty(0)  # not numbers: refused below
+        if grid.ndim != 1 or len(grid) == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
             raise ValueError(
-                f"alphas must be a non-empty grid of positive values, got {self.alphas!r}."
+                f"alphas must be a non-empty 1-d grid of finite positive values, got "
+                f"{self.alphas!r}."
             )
         embedding = self._embedding(grid[0])
         K = embedding._input_kernel(S)
@@ -347,6 +369,7 @@ class CMEConditionalMean(BaseEstimator):
         λ from ``alphas``.
         """
         S = check_continuous(S)
+        check_kernel_params(self.kernel_params)
         if self.alphas is not None:
             if output_gram is None:
                 raise ValueError("Selecting alpha from alphas needs output_gram (K of the X).")

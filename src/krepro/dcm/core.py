@@ -21,10 +21,13 @@ Cholesky factor) need no :math:`N \times N` solve:
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 from scipy import linalg
 
-from krepro.content_key import content_key
+from krepro.content_key import cached_by_content, content_key
+from krepro.kernel_safety import warn_if_degenerate
 from krepro.kernels import gram, rbf_gram
 from krepro.spectral import pivoted_cholesky, top_eigh
 from krepro.validation import label_codes
@@ -134,7 +137,10 @@ class ExactFeatureMap:
         except ValueError as error:
             if "not positive" not in str(error):
                 raise
-            raise ValueError("The training Gram matrix is zero: all points coincide.") from None
+            raise ValueError(
+                "The centred training Gram matrix is zero: all points coincide, or gamma is so "
+                "small against their spread that every kernel value rounds to 1."
+            ) from None
         self.eigenvalues = values
         self.projector = vectors / np.sqrt(values)
         self.F = vectors * np.sqrt(values)
@@ -151,7 +157,9 @@ class ExactFeatureMap:
         Costs an :math:`n \times N` kernel block and a product with the :math:`N \times r`
         projector; the results for the last :attr:`cache_size` distinct inputs (by content)
         are kept, read-only, so that estimators sharing this map (:func:`krepro.dcm.fit_shared`)
-        project the same training and test points once. Not pickled.
+        project the same training and test points once
+        (:func:`krepro.content_key.cached_by_content`: safe to call from several threads).
+        Not pickled.
 
         The training points themselves need no kernel block: :math:`\tilde K U_r
         \Lambda_r^{-1/2} = U_r\Lambda_r^{1/2} = F`, so their features are ``F`` (equal to
@@ -159,20 +167,19 @@ class ExactFeatureMap:
         component at a 1e-6 truncation).
         """
         X = np.asarray(X, dtype=float)
-        key = content_key(X)
-        if key == self.training_key:
+        if content_key(X) == self.training_key:
             return self.F
-        cache = self.__dict__.setdefault("_features", {})
-        if key not in cache:
-            K = kernel_block(X, self.X, **self.kernel_params)
-            if self.center:
-                K = K - self.row_mean[None, :] - K.mean(axis=1, keepdims=True) + self.grand_mean
-            Z = K @ self.projector
-            Z.setflags(write=False)
-            cache[key] = Z
-            while len(cache) > self.cache_size:
-                del cache[next(iter(cache))]  # oldest first
-        return cache[key]
+        # dict.setdefault is atomic: threads sharing this map share one cache, whose reads
+        # and writes cached_by_content makes thread-safe
+        cache = self.__dict__.setdefault("_features", OrderedDict())
+        return cached_by_content(cache, X, lambda: self._project(X), self.cache_size)
+
+    def _project(self, X):
+        """Uncached :meth:`features` of points other than the training points."""
+        K = kernel_block(X, self.X, **self.kernel_params)
+        if self.center:
+            K = K - self.row_mean[None, :] - K.mean(axis=1, keepdims=True) + self.grand_mean
+        return K @ self.projector
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -203,12 +210,16 @@ class NystroemFeatureMap:
         self.center = center
         C = kernel_block(X, self.X_landmarks, **self.kernel_params)
         self.W = C[self.landmarks]
+        warn_if_degenerate(self.W)  # the landmarks' Gram matrix (rbf_gram warns for K(X, X))
         self.C = C
         P = pinv_sqrt(self.W, pinv_tol)
         self.column_mean = C.mean(axis=0) if center else np.zeros(C.shape[1])
         F, self.eigenvalues, V = _orthogonalize((C - self.column_mean) @ P, rank_tol)
         if F.shape[1] == 0:
-            raise ValueError("The Nyström Gram matrix is zero: all landmarks coincide.")
+            raise ValueError(
+                "The centred Nyström Gram matrix is zero: all landmarks coincide, or gamma is "
+                "so small against their spread that every kernel value rounds to 1."
+            )
         self.F = F
         self.projector = P @ V
 

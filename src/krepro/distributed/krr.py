@@ -47,8 +47,13 @@ from krepro.distributed.bootstrap import (
     bootstrap_counts,
     bootstrap_deviations,
 )
-from krepro.distributed.matern_krr import matern_partition_predictions
-from krepro.kernels import KERNELS, gram, kernel_params, matern_1d
+from krepro.distributed.matern_krr import (
+    matern_partition_predictions,
+    positions_are_representable,
+)
+from krepro.kernels import KERNELS, gram, kernel_params
+from krepro.matern import matern_1d
+from krepro.validation import POSITIVE_FINITE, check_kernel_params
 
 __all__ = [
     "BootstrapBand",
@@ -116,11 +121,11 @@ class DistributedKernelRidge(RegressorMixin, BaseEstimator):
     kernel : {"matern", "rbf", "linear", "poly", "polynomial", "delta"}, default="matern"
         Kernel, evaluated by :func:`krepro.kernels.gram`.
     gamma, degree, coef0 : float, int, float
-        Parameters of the rbf and polynomial kernels (scikit-learn's names); ``gamma > 0``,
-        ``degree >= 1``.
+        Parameters of the rbf and polynomial kernels (scikit-learn's names); ``gamma`` finite
+        and > 0, ``degree >= 1``, ``coef0`` finite.
     kernel_params : dict, default=None
-        Further kernel parameters; for ``"matern"`` ``nu`` (default 3.5, the paper's
-        :math:`\nu = 7/2`) and ``length_scale`` (default 1.0).
+        Further kernel parameters, finite numbers; for ``"matern"`` ``nu`` (default 3.5, the
+        paper's :math:`\nu = 7/2`) and ``length_scale`` (default 1.0, > 0).
 
     Attributes
     ----------
@@ -153,9 +158,9 @@ class DistributedKernelRidge(RegressorMixin, BaseEstimator):
 
     _parameter_constraints: ClassVar[dict] = {
         "n_partitions": [Interval(numbers.Integral, 1, None, closed="left")],
-        "rho": [Interval(numbers.Real, 0, None, closed="neither")],
+        "rho": [POSITIVE_FINITE],
         "kernel": [StrOptions(set(KERNELS))],
-        "gamma": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "gamma": [POSITIVE_FINITE, None],
         "degree": [Interval(numbers.Integral, 1, None, closed="left")],
         "coef0": [Interval(numbers.Real, None, None, closed="neither")],
         "kernel_params": [dict, None],
@@ -187,7 +192,8 @@ class DistributedKernelRidge(RegressorMixin, BaseEstimator):
         return tags
 
     def _kernel_params(self):
-        params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
+        extra = check_kernel_params(self.kernel_params)
+        params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, extra)
         if self.kernel == "matern":
             params = {**_MATERN_DEFAULTS, **params}
         return params
@@ -319,7 +325,9 @@ def local_predictions_nested(
     linear state-space model, so every local system is solved and predicted in
     :math:`O(n + T)` by :func:`krepro.distributed.matern_krr.matern_partition_predictions`,
     all blocks of all partitionings at once (as accurate as the dense solve or better,
-    tested).
+    tested). At extreme scales, where the scaled positions :math:`\sqrt{2\nu}x/\ell` or the
+    gaps between them overflow float64 (inputs near 1e300, a length scale near 1e-308), it
+    falls back to ``solver="dense"``, whose kernel blocks are finite at any scale.
 
     ``solver="dense"``: the Matérn blocks of the coarsest partition are computed once (upper
     triangles only) and contain the blocks of every finer partition on their diagonals; the
@@ -353,6 +361,10 @@ def local_predictions_nested(
     rho = _check_rho(rho)
     n_samples = len(x)
     partitions = _check_nested_partitions(n_samples, partitions)
+    if solver == "statespace" and not positions_are_representable(
+        x, targets, nu=nu, length_scale=length_scale
+    ):
+        solver = "dense"  # extreme scales: the gaps overflow float64, the dense path does not
     if solver == "statespace":
         noise = [n_samples // p * rho for p in partitions]
         predictions = matern_partition_predictions(

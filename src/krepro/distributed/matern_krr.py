@@ -55,9 +55,9 @@ from math import comb, factorial
 import numpy as np
 from numba import njit
 
-from krepro.kernels import _matern_coefficients
+from krepro.matern import _matern_coefficients
 
-__all__ = ["matern_partition_predictions"]
+__all__ = ["matern_partition_predictions", "positions_are_representable"]
 
 
 # --------------------------------------------------------------------------- tables
@@ -365,6 +365,25 @@ def _binomial_basis(d):
 # --------------------------------------------------------------------------- public
 
 
+def _scaled_positions(x, x_targets, scale):
+    """``x`` and ``x_targets`` times ``scale``, or ``(None, None)`` if a position or a gap
+    between two of them overflows float64 (then a gap would be inf or inf - inf)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = np.asarray(x, dtype=float).ravel() * scale
+        targets = np.asarray(x_targets, dtype=float).ravel() * scale
+        low = min(x.min(initial=0.0), targets.min(initial=0.0))
+        high = max(x.max(initial=0.0), targets.max(initial=0.0))
+        finite = np.isfinite(high - low)  # NaN (0 * inf) or an infinite position fail too
+    return (x, targets) if finite else (None, None)
+
+
+def positions_are_representable(x, x_targets, *, nu=3.5, length_scale=1.0):
+    r"""Whether :func:`matern_partition_predictions` can run on these points: their positions
+    :math:`\sqrt{2\nu}\,x/\ell` and the gaps between them are finite in float64."""
+    scale = _matern_coefficients(nu, length_scale)[1]
+    return _scaled_positions(x, x_targets, scale)[0] is not None
+
+
 def matern_partition_predictions(x, y, x_targets, partitions, noise, *, nu=3.5, length_scale=1.0):
     r"""Local KRR predictions for several partitionings of one 1-D sample, Matérn kernel, O(n).
 
@@ -394,9 +413,14 @@ def matern_partition_predictions(x, y, x_targets, partitions, noise, *, nu=3.5, 
     coefficients, scale = _matern_coefficients(nu, length_scale)
     tables = _tables(tuple(coefficients))
     d = len(coefficients)
-    x = np.asarray(x, dtype=float).ravel() * scale
+    x, targets = _scaled_positions(x, x_targets, scale)
+    if x is None:
+        raise ValueError(
+            "x and x_targets scaled by sqrt(2 nu) / length_scale (= "
+            f"{scale:g}) overflow float64, so the state-space recursion cannot represent their "
+            "gaps; local_predictions_nested(..., solver='dense') evaluates this case."
+        )
     y = np.asarray(y, dtype=float).ravel()
-    targets = np.asarray(x_targets, dtype=float).ravel() * scale
     n_samples = len(x)
     if len(y) != n_samples:
         raise ValueError(f"x and y differ in length: {n_samples} and {len(y)}.")

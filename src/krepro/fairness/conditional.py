@@ -26,8 +26,13 @@ provides ``membership`` and ``weights_`` (for example a conditional mean embeddi
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+from typing import ClassVar
+
 import numpy as np
 from scipy import sparse
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils._param_validation import HasMethods, Interval
 
 from krepro.validation import (
     GroupEncoder,
@@ -37,14 +42,67 @@ from krepro.validation import (
 )
 
 __all__ = [
+    "MAX_CELLS_PER_SAMPLE",
     "DyadicPartition",
     "FiniteValuePartition",
     "PartitionConditionalMean",
+    "check_partition_bounds",
     "make_partition",
 ]
 
+# A dyadic partition may have at most this many cells per fit point. Beyond it at least
+# 15/16 of the cells are empty, and the tables with one column per cell (the plug-in weights,
+# the oblivious kernel's cell products) grow with the cells, not with the data: 10**7 cells
+# per axis would allocate gigabytes for a handful of points.
+MAX_CELLS_PER_SAMPLE = 16
 
-class FiniteValuePartition:
+
+def check_partition_bounds(bounds, *, name="partition_bounds"):
+    """The box ``(low, high)`` of a dyadic partition as two finite float arrays.
+
+    Parameters
+    ----------
+    bounds : (low, high)
+        Corners of the box: scalars (every axis) or 1-d arrays (one entry per axis).
+    name : str, default="partition_bounds"
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    low, high : ndarray of shape () or (d,)
+
+    Raises
+    ------
+    ValueError
+        If ``bounds`` is not a pair of numbers or 1-d arrays, or holds NaN or infinity: a box
+        with an infinite side puts all the data in one cell along that axis, so the fairness
+        correction silently disappears.
+    """
+    if bounds is None:
+        raise ValueError(f'partition="dyadic" needs {name}=(low, high).')
+    try:
+        if isinstance(bounds, str):
+            raise TypeError
+        low, high = bounds
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must be a pair (low, high), got {bounds!r}.") from error
+    try:
+        low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must hold numbers (low, high), got {bounds!r}.") from error
+    if low.ndim > 1 or high.ndim > 1:
+        raise ValueError(
+            f"{name} must be scalars or 1-d arrays (one entry per axis), got {bounds!r}."
+        )
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+        raise ValueError(
+            f"{name} must be finite, got low={low.tolist()}, high={high.tolist()}: a dyadic "
+            "partition needs a bounded box (an infinite side puts every point in one cell)."
+        )
+    return low, high
+
+
+class FiniteValuePartition(BaseEstimator):
     """Each distinct value of S (a row, for multi-column S) is its own cell.
 
     Values are labels of any hashable type (numbers, strings, pandas categorical or object
@@ -71,9 +129,12 @@ class FiniteValuePartition:
         Number of columns d of S.
     """
 
+    _parameter_constraints: ClassVar[dict] = {"values": ["array-like", None]}
+
     def __init__(self, values=None):
         self.values = values
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, S):
         """Fix the cells (the distinct rows of ``S`` unless ``values`` was given)."""
         S = check_sensitive_features(S)
@@ -109,7 +170,7 @@ class FiniteValuePartition:
         return self.cell_of_group_[self.encoder_.transform(S)]
 
 
-class DyadicPartition:
+class DyadicPartition(BaseEstimator):
     r"""Regular grid of cubes on a box :math:`\prod_k [\mathrm{low}_k, \mathrm{high}_k]`.
 
     With ``cells_per_axis = 2**j`` these are the dyadic cubes of the paper (§6.1,
@@ -119,29 +180,54 @@ class DyadicPartition:
     Parameters
     ----------
     low, high : float or array-like of shape (d,)
-        Box corners; scalars apply to every axis.
-    cells_per_axis : int, default=16
-        Number of cells :math:`\ell` along each axis (:math:`\ell^d` cells in all).
+        Box corners, finite, ``low < high``; scalars apply to every axis.
+    cells_per_axis : int >= 1, default=16
+        Number of cells :math:`\ell` along each axis (:math:`\ell^d` cells in all). At most
+        ``MAX_CELLS_PER_SAMPLE = 16`` cells per point of the ``S`` given to :meth:`fit`
+        (:math:`\ell^d \le 16\,m`): more cells would be almost all empty, and memory grows
+        with the number of cells; :meth:`fit` raises ``ValueError`` otherwise.
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "low": [Interval(Real, None, None, closed="neither"), "array-like"],
+        "high": [Interval(Real, None, None, closed="neither"), "array-like"],
+        "cells_per_axis": [Interval(Integral, 1, None, closed="left")],
+    }
 
     def __init__(self, low, high, cells_per_axis=16):
         self.low = low
         self.high = high
         self.cells_per_axis = cells_per_axis
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, S):
-        """Check the box against the data dimension ``d`` of ``S``."""
+        """Check the box and the number of cells against the data ``S`` (m points in R^d)."""
         S = check_continuous(S)
-        d = S.shape[1]
-        self.low_ = np.broadcast_to(np.asarray(self.low, dtype=float), (d,)).copy()
-        self.high_ = np.broadcast_to(np.asarray(self.high, dtype=float), (d,)).copy()
+        m, d = S.shape
+        low, high = check_partition_bounds((self.low, self.high))
+        try:
+            self.low_ = np.broadcast_to(low, (d,)).copy()
+            self.high_ = np.broadcast_to(high, (d,)).copy()
+        except ValueError as error:
+            raise ValueError(
+                f"partition_bounds must be scalars or have one entry per column of the "
+                f"sensitive features ({d}), got low={low.tolist()}, high={high.tolist()}."
+            ) from error
         if np.any(self.high_ <= self.low_):
             raise ValueError(
                 f"Partition box needs low < high, got low={self.low}, high={self.high}."
             )
-        if int(self.cells_per_axis) != self.cells_per_axis or self.cells_per_axis < 1:
+        ell = self.cells_per_axis
+        if isinstance(ell, bool):  # an Integral to the parameter constraint
+            raise ValueError(f"cells_per_axis must be a positive integer, got {ell!r}.")
+        n_cells = int(ell) ** d
+        if n_cells > MAX_CELLS_PER_SAMPLE * m:
+            largest = int(np.floor((MAX_CELLS_PER_SAMPLE * m) ** (1.0 / d) + 1e-9))
             raise ValueError(
-                f"cells_per_axis must be a positive integer, got {self.cells_per_axis!r}."
+                f"cells_per_axis={int(ell)} makes {int(ell)}**{d} = {n_cells} cells for {m} "
+                f"point(s): at most {MAX_CELLS_PER_SAMPLE} cells per point are allowed (almost "
+                f"all cells would be empty, and memory grows with the cells). Use "
+                f"cells_per_axis <= {largest} here, or more points."
             )
         self.n_features_ = d
         self.assign(S)  # raises on points outside the box
@@ -183,25 +269,41 @@ def make_partition(partition="values", *, bounds=None, cells_per_axis=16):
         grid with ``cells_per_axis`` cells per axis on the box ``bounds``. An object with
         ``fit(S)``, ``assign(S)`` and ``n_cells`` is used as given.
     bounds : (low, high), optional
-        Box of the dyadic partition; required for ``"dyadic"``.
+        Box of the dyadic partition; required for ``"dyadic"``, finite
+        (:func:`check_partition_bounds`).
     cells_per_axis : int, default=16
-        Cells per axis of the dyadic partition.
+        Cells per axis of the dyadic partition (at most ``MAX_CELLS_PER_SAMPLE`` cells per
+        fit point in all, checked by :meth:`DyadicPartition.fit`).
     """
     if isinstance(partition, str):
         if partition == "values":
             return FiniteValuePartition()
         if partition == "dyadic":
-            if bounds is None:
-                raise ValueError('partition="dyadic" needs partition_bounds=(low, high).')
+            check_partition_bounds(bounds)
             low, high = bounds
             return DyadicPartition(low, high, cells_per_axis)
         raise ValueError(
             f'Unknown partition {partition!r}; expected "values", "dyadic" or an object.'
         )
+    _check_partition_object(partition, '"values", "dyadic" or ')
     return partition
 
 
-class PartitionConditionalMean:
+def _check_partition_object(partition, options=""):
+    # n_cells may be a property that needs a fitted partition: look it up on the class too.
+    missing = [
+        m
+        for m in ("fit", "assign", "n_cells")
+        if not (hasattr(type(partition), m) or hasattr(partition, m))
+    ]
+    if missing:
+        raise TypeError(
+            f"partition must be {options}an object with fit(S), assign(S) and n_cells (e.g. "
+            f"make_partition(...)); got {partition!r}, which has no {', '.join(missing)}."
+        )
+
+
+class PartitionConditionalMean(BaseEstimator):
     r"""Plug-in estimator of :math:`E[\varphi(X) \mid S]` on a partition (paper §6.1).
 
     The estimator needs only the sensitive values of the estimation sample: it records, for
@@ -211,7 +313,8 @@ class PartitionConditionalMean:
     Parameters
     ----------
     partition : partition object
-        A :class:`FiniteValuePartition`, :class:`DyadicPartition` or compatible object.
+        A :class:`FiniteValuePartition`, :class:`DyadicPartition` or compatible object
+        (``fit(S)``, ``assign(S)`` and ``n_cells``; anything else is refused in :meth:`fit`).
 
     Attributes
     ----------
@@ -229,11 +332,15 @@ class PartitionConditionalMean:
         Uniform weights ``1/m`` of the unconditional mean :math:`E_n\varphi(X)`.
     """
 
+    _parameter_constraints: ClassVar[dict] = {"partition": [HasMethods(["fit", "assign"])]}
+
     def __init__(self, partition):
         self.partition = partition
 
+    @_fit_context(prefer_skip_nested_validation=False)  # the partition: a user object
     def fit(self, S):
         """Assign the estimation points of ``S`` to cells."""
+        _check_partition_object(self.partition)
         self.partition.fit(S)
         index = np.asarray(self.partition.assign(S))
         n_cells = self.partition.n_cells

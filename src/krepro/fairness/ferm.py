@@ -59,7 +59,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.fairness.ferm_dual import solve_exact_dual, solve_ferm_dual, svm_intercept
 from krepro.kernels import gram, kernel_params
-from krepro.validation import encode_labels
+from krepro.validation import POSITIVE_FINITE, check_sensitive_features, encode_labels
 
 __all__ = ["FERMClassifier", "LinearFERM", "equal_opportunity_gap", "solve_ferm_dual"]
 
@@ -70,6 +70,14 @@ SELECTIONS = ("argmax_abs", "argmax")
 
 def _binary_targets(estimator, y):
     """Set ``classes_`` and return y as ±1 (+1 = ``classes_[1]``, the positive class)."""
+    y = np.asarray(y)
+    if y.dtype.kind == "O":
+        check_sensitive_features(y, name="y")  # None / NaN: "y contains missing values"
+        if len({isinstance(label, str) for label in y.ravel().tolist()}) > 1:
+            raise ValueError(
+                "y mixes strings and numbers (e.g. 0 and 'yes'): the two classes must be of "
+                "one type, as in scikit-learn."
+            )
     check_classification_targets(y)
     y_type = type_of_target(y, input_name="y", raise_unknown=True)
     classes = np.unique(y)
@@ -86,7 +94,13 @@ def _binary_targets(estimator, y):
 
 
 def _groups(sensitive_features, n_samples):
-    """Codes 0/1 of a binary group label of any type (sorted by value), or None for one group."""
+    """Codes 0/1 of a binary group label of any type (sorted by value), or None for one group.
+
+    The one input path of the FERM estimators' groups (:class:`FERMClassifier`,
+    :class:`LinearFERM`, :class:`~krepro.fairness.ferm_features.FERMFeatures`): a
+    :class:`krepro.validation.GroupEncoder`, so strings, mixed numbers and strings, pandas
+    columns are labels, and NaN or None is an error naming ``sensitive_features``.
+    """
     if sensitive_features is None:
         return None
     codes, encoder = encode_labels(
@@ -158,9 +172,9 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         Kernel, with :class:`sklearn.svm.SVC`'s parametrisation
         (RBF :math:`k(x,y)=\exp(-\gamma\lVert x-y\rVert^2)`).
     C : float, default=1.0
-        SVM regularisation (box bound of the dual).
+        SVM regularisation (box bound of the dual), finite and > 0.
     gamma : float or {"scale", "auto"}, default="scale"
-        Kernel scale, as in :class:`~sklearn.svm.SVC`.
+        Kernel scale, as in :class:`~sklearn.svm.SVC`; a number must be finite and > 0.
     degree : int, default=3
         Polynomial degree.
     coef0 : float, default=0.0
@@ -184,7 +198,9 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         the SVM dual with the fairness row (a restriction of the exact dual; the paper's
         Table 1).
     tol : float, default=1e-3
-        libsvm's stopping tolerance (``"exact"`` formulation; as :class:`~sklearn.svm.SVC`).
+        libsvm's stopping tolerance (``"exact"`` formulation; as :class:`~sklearn.svm.SVC`),
+        finite and > 0. A tolerance so loose that every α stays 0 leaves no support vector:
+        the decision function is then the constant ``intercept_``.
 
     Attributes
     ----------
@@ -265,8 +281,8 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
 
     _parameter_constraints: ClassVar[dict] = {
         "kernel": [StrOptions({"rbf", "linear", "poly"})],
-        "C": [Interval(Real, 0, None, closed="neither")],
-        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
+        "C": [POSITIVE_FINITE],
+        "gamma": [StrOptions({"scale", "auto"}), POSITIVE_FINITE],
         "degree": [Interval(Integral, 0, None, closed="left")],
         "coef0": [Interval(Real, None, None, closed="neither")],
         "epsilon": [Interval(Real, 0, None, closed="left")],
@@ -274,7 +290,7 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         "solver": [str],
         "sv_tol": [Interval(Real, 0, 1, closed="left")],
         "formulation": [StrOptions(set(FORMULATIONS))],
-        "tol": [Interval(Real, 0, None, closed="neither")],
+        "tol": [POSITIVE_FINITE],
     }
 
     def _kernel(self, X, Y=None):
@@ -326,7 +342,8 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Two classes; ``classes_[1]`` is the positive class of the constraint.
+            Two classes of one type (numbers or strings; a missing label is a
+            ``ValueError``); ``classes_[1]`` is the positive class of the constraint.
         sensitive_features : array-like of shape (n_samples,), default=None
             Binary group of every sample, labels of any type (e.g. ``"Female"``/``"Male"``,
             ordered by value); ``None`` means one group (plain SVM).
@@ -378,6 +395,8 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         """Signed distance-like score; positive means ``classes_[1]`` (as ``SVC``)."""
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, dtype=float, reset=False)
+        if len(self.support_) == 0:  # every α is 0 (e.g. a loose tol): f is the constant b
+            return np.full(X.shape[0], self.intercept_[0])
         return self._kernel(X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
 
 
@@ -387,7 +406,7 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
     Parameters
     ----------
     C : float, default=1.0
-        Linear SVM regularisation.
+        Linear SVM regularisation, finite and > 0.
     selection : {"argmax_abs", "argmax"}, default="argmax_abs"
         Coordinate :math:`k` that is eliminated: the largest :math:`|u_k|` (numerically the
         safest; what the FERM reference's commit message describes) or the largest
@@ -427,9 +446,9 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
 
     _parameter_constraints: ClassVar[dict] = {
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": [POSITIVE_FINITE],
         "selection": [StrOptions(set(SELECTIONS))],
-        "tol": [Interval(Real, 0, None, closed="neither")],
+        "tol": [POSITIVE_FINITE],
         "max_iter": [Interval(Integral, -1, None, closed="left")],
     }
 
@@ -448,6 +467,7 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+            Two classes of one type, as :meth:`FERMClassifier.fit`.
         sensitive_features : array-like of shape (n_samples,), default=None
             Binary group of every sample, labels of any type (ordered by value); ``None``
             means one group (plain linear SVM).

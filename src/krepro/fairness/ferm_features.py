@@ -31,14 +31,21 @@ predictions of the two mostly agree (``tests/test_oblivious_features.py``).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from scipy.linalg import blas
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils.multiclass import unique_labels
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from krepro.fairness.ferm import _binary_targets, _groups, _positive_groups
 from krepro.fairness.ferm_dual import fairness_direction, project_gram
-from krepro.fairness.oblivious_features import KernelFeatureMap
+from krepro.fairness.oblivious_features import (
+    FEATURE_MAP_CONSTRAINTS,
+    KERNEL_CONSTRAINTS,
+    KernelFeatureMap,
+)
 
 __all__ = ["FERMFeatures", "ferm_projected_gram", "project_out"]
 
@@ -86,7 +93,7 @@ def ferm_projected_gram(K, y, sensitive_features, K_cross=None):
     y : array-like of shape (n,)
         Binary target; the larger label is the positive class.
     sensitive_features : array-like of shape (n,)
-        Binary groups.
+        Binary groups, labels of any type (ordered by value, as the FERM estimators).
     K_cross : ndarray of shape (m, n), default=None
         Kernel between new points and the training points.
 
@@ -95,10 +102,17 @@ def ferm_projected_gram(K, y, sensitive_features, K_cross=None):
     K_projected : ndarray of shape (n, n)
     K_cross_projected : ndarray of shape (m, n), only when ``K_cross`` is given
     """
-    y, s = np.asarray(y), np.asarray(sensitive_features)
+    y = np.asarray(y)
+    if sensitive_features is None:
+        raise ValueError("ferm_projected_gram needs sensitive_features (two groups).")
+    s = _groups(sensitive_features, len(y))
     positives = y == unique_labels(y)[-1]
-    groups = np.unique(s)
-    high, low = positives & (s == groups.max()), positives & (s == groups.min())
+    high, low = positives & (s == 1), positives & (s == 0)
+    if not (high.any() and low.any()):
+        raise ValueError(
+            "Both sensitive groups need positive examples: the FERM direction is the gap "
+            "between their mean features."
+        )
     v = high / high.sum() - low / low.sum()
     tau, norm2 = fairness_direction(K, v)
     projected = project_gram(np.array(K, dtype=np.float64, order="C"), tau, norm2)
@@ -121,8 +135,9 @@ class FERMFeatures(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     kernel, gamma, degree, coef0, kernel_params
-        As :class:`~krepro.fairness.oblivious.ObliviousFeatures`.
-    n_components : int, default=100
+        As :class:`~krepro.fairness.oblivious.ObliviousFeatures` (``gamma``: finite, > 0;
+        anything else is an ``InvalidParameterError``).
+    n_components : int >= 1, default=100
         Landmarks (Nyström) or random features (RFF).
     approximation : {"nystroem", "rff"}, default="nystroem"
     random_state : int, RandomState or None, default=None
@@ -133,8 +148,10 @@ class FERMFeatures(TransformerMixin, BaseEstimator):
     n_components_ : int
     direction_ : ndarray of shape (n_components_,) or None
         :math:`u`: mean feature of the positives of the higher sensitive value minus that of
-        the lower one; ``None`` without ``y``, without sensitive features, or when a group
-        has no positives (then the features are not projected).
+        the lower one (groups ordered by value, as :class:`~krepro.fairness.ferm.FERMClassifier`:
+        numbers first, then strings); ``None`` without sensitive features, or when only one
+        group has positives (then a ``UserWarning`` says the constraint is dropped and the
+        features are not projected).
     classes_ : ndarray or None
         Classes of ``y``; ``classes_[-1]`` is the positive class of the constraint.
     n_features_in_ : int
@@ -161,6 +178,8 @@ class FERMFeatures(TransformerMixin, BaseEstimator):
 
     __metadata_request__fit = {"sensitive_features": True}  # noqa: RUF012
 
+    _parameter_constraints: ClassVar[dict] = {**KERNEL_CONSTRAINTS, **FEATURE_MAP_CONSTRAINTS}
+
     def __init__(
         self,
         kernel="rbf",
@@ -183,6 +202,23 @@ class FERMFeatures(TransformerMixin, BaseEstimator):
 
     def _fit_features(self, X, y, sensitive_features):
         X = validate_data(self, X, dtype=float)
+        n = X.shape[0]
+        # The groups through the one path of the FERM estimators (labels of any type, a
+        # missing value is an error), checked before the feature map is computed.
+        s = _groups(sensitive_features, n)
+        self.direction_, self.classes_ = None, None
+        groups = None
+        if s is not None:
+            if y is None:
+                raise ValueError(
+                    "sensitive_features given without y: the FERM direction is the gap between "
+                    "the mean features of the positives of the two groups, which needs y."
+                )
+            y = column_or_1d(y, warn=True)
+            if y.shape[0] != n:
+                raise ValueError(f"y must have one entry per sample ({n}), got shape {y.shape}.")
+            y_signed = _binary_targets(self, y)
+            groups = _positive_groups(y_signed, s)
         self.feature_map_ = KernelFeatureMap(
             kernel=self.kernel,
             gamma=self.gamma,
@@ -195,35 +231,12 @@ class FERMFeatures(TransformerMixin, BaseEstimator):
         ).fit(X)
         self.n_components_ = self.feature_map_.n_components_
         features = self.feature_map_.transform(X)
-        self.direction_, self.classes_ = None, None
-        if y is None or sensitive_features is None:
-            return features
-        y = np.asarray(y)
-        s = np.asarray(sensitive_features)
-        if s.ndim == 2 and s.shape[1] == 1:
-            s = s[:, 0]
-        if y.shape != (X.shape[0],) or s.shape != (X.shape[0],):
-            raise ValueError(
-                f"y and sensitive_features must be 1-d with one entry per sample "
-                f"({X.shape[0]}), got shapes {y.shape} and {s.shape}."
-            )
-        self.classes_ = unique_labels(y)
-        if len(self.classes_) != 2:
-            raise ValueError(
-                f"FERM needs a binary target; got {len(self.classes_)} classes "
-                f"{self.classes_.tolist()}."
-            )
-        positives = y == self.classes_[1]
-        groups = np.unique(s)
-        if len(groups) > 2:
-            raise ValueError(
-                f"FERM needs a binary sensitive feature; got {len(groups)} distinct values."
-            )
-        high, low = positives & (s == groups.max()), positives & (s == groups.min())
-        if len(groups) == 2 and high.any() and low.any():
+        if groups is not None:
+            low, high = groups
             self.direction_ = features[high].mean(axis=0) - features[low].mean(axis=0)
         return features
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, sensitive_features=None):
         """Draw the feature map from ``X`` and compute the direction :math:`u`.
 
@@ -231,9 +244,12 @@ class FERMFeatures(TransformerMixin, BaseEstimator):
         ----------
         X : array-like of shape (n, n_features)
         y : array-like of shape (n,), default=None
-            Binary target; ``classes_[1]`` is the positive class.
+            Binary target; ``classes_[1]`` is the positive class. Required with
+            ``sensitive_features``.
         sensitive_features : array-like of shape (n,), default=None
-            Binary group of every sample.
+            Binary group of every sample, labels of any type (e.g. ``"Female"``/``"Male"``,
+            ordered by value; NaN or None is a ``ValueError``); ``None`` means one group (no
+            projection).
 
         Returns
         -------
@@ -242,6 +258,7 @@ class FERMFeatures(TransformerMixin, BaseEstimator):
         self._fit_features(X, y, sensitive_features)
         return self
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y=None, *, sensitive_features=None):
         """``fit`` then the projected features of ``X`` (one pass over the feature map)."""
         features = self._fit_features(X, y, sensitive_features)

@@ -26,14 +26,17 @@ by an interior-point method (PIQP, through :mod:`qpsolvers`) in milliseconds.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from scipy import sparse
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from krepro.fairness.slack_qp import check_positive, solve_slack_qp
+from krepro.fairness.slack_qp import solve_slack_qp
 from krepro.spectral import top_eigh
+from krepro.validation import POSITIVE_FINITE
 
 __all__ = ["LinearHingeSVC", "gram_factor", "hinge_svm_objective"]
 
@@ -87,9 +90,9 @@ class LinearHingeSVC(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     C : float, default=1.0
-        Weight of the hinge loss (libsvm's ``C``).
+        Weight of the hinge loss (libsvm's ``C``), finite and > 0.
     tol : float, default=1e-9
-        Absolute and relative residual tolerance of the interior-point solver.
+        Absolute and relative residual tolerance of the interior-point solver, finite, > 0.
     solver : str, default="piqp"
         A sparse QP solver known to :mod:`qpsolvers`.
 
@@ -103,6 +106,12 @@ class LinearHingeSVC(ClassifierMixin, BaseEstimator):
         The primal objective at the solution.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "C": [POSITIVE_FINITE],
+        "tol": [POSITIVE_FINITE],
+        "solver": [str],
+    }
+
     def __init__(self, C=1.0, *, tol=1e-9, solver="piqp"):
         self.C = C
         self.tol = tol
@@ -113,6 +122,7 @@ class LinearHingeSVC(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Solve the primal QP on ``X`` (n_samples, n_features) and binary labels ``y``."""
         X, y = validate_data(self, X, y, dtype=float)
@@ -122,7 +132,6 @@ class LinearHingeSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"Only binary classification is supported. The type of the target is {y_type}."
             )
-        check_positive(self, "C", "tol")
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) != 2:
             raise ValueError(f"LinearHingeSVC needs two classes; y has {len(self.classes_)} class.")

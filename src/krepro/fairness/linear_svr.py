@@ -19,14 +19,17 @@ Parkinson's projection its predictions differ from the optimum's by up to 0.01 U
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
+from typing import ClassVar
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from krepro.fairness.slack_qp import check_positive, solve_slack_qp
+from krepro.fairness.slack_qp import solve_slack_qp
+from krepro.validation import POSITIVE_FINITE
 
 __all__ = ["LinearEpsilonSVR", "epsilon_svr_objective"]
 
@@ -44,11 +47,15 @@ class LinearEpsilonSVR(RegressorMixin, BaseEstimator):
     Parameters
     ----------
     C : float, default=1.0
-        Weight of the ε-insensitive loss (libsvm's ``C``).
+        Weight of the ε-insensitive loss (libsvm's ``C``), finite and > 0.
     epsilon : float, default=0.1
-        Half-width of the tube.
+        Half-width of the tube, finite and >= 0. A tube at least as wide as the range of
+        ``y`` (:math:`2\varepsilon \ge \max y - \min y`) holds every point with
+        :math:`w = 0`: then the solution is ``coef_ = 0`` and ``intercept_`` the midrange of
+        ``y`` (objective 0), set without calling the QP solver (for which such a tube is
+        degenerate: every intercept in an interval is optimal).
     tol : float, default=1e-9
-        Absolute and relative residual tolerance of the interior-point solver.
+        Absolute and relative residual tolerance of the interior-point solver, finite, > 0.
     solver : str, default="piqp"
         A sparse QP solver known to :mod:`qpsolvers`.
 
@@ -60,19 +67,29 @@ class LinearEpsilonSVR(RegressorMixin, BaseEstimator):
         The primal objective at the solution.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "C": [POSITIVE_FINITE],
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+        "tol": [POSITIVE_FINITE],
+        "solver": [str],
+    }
+
     def __init__(self, C=1.0, epsilon=0.1, *, tol=1e-9, solver="piqp"):
         self.C = C
         self.epsilon = epsilon
         self.tol = tol
         self.solver = solver
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Solve the primal QP on ``X`` (n_samples, n_features) and targets ``y``."""
         X, y = validate_data(self, X, y, dtype=float, y_numeric=True)
-        check_positive(self, "C", "tol")
-        if not isinstance(self.epsilon, numbers.Real) or not self.epsilon >= 0:
-            raise ValueError(f"epsilon must be a non-negative number, got {self.epsilon!r}.")
         n, d = X.shape
+        low, high = float(y.min()), float(y.max())
+        if 2.0 * self.epsilon >= high - low:  # every point in the tube at w = 0
+            self.coef_, self.intercept_ = np.zeros(d), 0.5 * (low + high)
+            self.objective_ = 0.0
+            return self
         identity = sparse.identity(n, format="csc")
         ones = np.ones((n, 1))
         G = sparse.vstack(

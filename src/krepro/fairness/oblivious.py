@@ -37,17 +37,18 @@ loop over all pairs.
 from __future__ import annotations
 
 from collections import OrderedDict
-from numbers import Integral, Real
+from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, _fit_context, clone
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.content_key import cached_by_content
 from krepro.fairness.conditional import PartitionConditionalMean, make_partition
+from krepro.fairness.oblivious_features import KERNEL_CONSTRAINTS, PARTITION_CONSTRAINTS
 from krepro.fairness.tiled_gram import (
     KernelTiles,
     LowRankCorrection,
@@ -57,21 +58,17 @@ from krepro.fairness.tiled_gram import (
     symmetric_products,
     tile_ranges,
 )
-from krepro.kernels import KERNELS, gram, kernel_params
-from krepro.validation import check_not_given, check_sensitive_features
+from krepro.kernel_safety import check_finite
+from krepro.kernels import (
+    BOUNDED_KERNELS,
+    gram,
+    kernel_params,
+    warn_if_degenerate_points,
+)
+from krepro.validation import check_kernel_params, check_not_given, check_sensitive_features
 
 # Constraints of the kernel and conditional-mean parameters, shared with krepro.fairness.ridge.
-KERNEL_CONSTRAINTS = {
-    "kernel": [StrOptions(set(KERNELS))],
-    "gamma": [Interval(Real, 0, None, closed="neither"), None],
-    "degree": [Interval(Real, 0, None, closed="left")],
-    "coef0": [Interval(Real, None, None, closed="neither")],
-    "kernel_params": [dict, None],
-    "partition": [StrOptions({"values", "dyadic"}), HasMethods(["fit", "assign"])],
-    "partition_bounds": ["array-like", None],
-    "cells_per_axis": [Interval(Integral, 1, None, closed="left")],
-    "conditional_mean": [HasMethods(["fit", "membership"]), None],
-}
+OBLIVIOUS_CONSTRAINTS = {**KERNEL_CONSTRAINTS, **PARTITION_CONSTRAINTS}
 
 __all__ = ["ObliviousFeatures", "ObliviousKernel"]
 
@@ -150,14 +147,16 @@ class ObliviousKernel(BaseEstimator):
     kernel : str, default="rbf"
         Kernel name understood by :func:`krepro.kernels.gram`.
     gamma : float > 0, default=None
-        RBF / polynomial scale, :math:`k(x,y)=\exp(-\gamma\lVert x-y\rVert^2)` for RBF.
-        ``None`` means ``1 / n_features``.
-    degree : int, default=3
-        Polynomial degree.
+        RBF / polynomial scale, :math:`k(x,y)=\exp(-\gamma\lVert x-y\rVert^2)` for RBF,
+        finite. ``None`` means ``1 / n_features``.
+    degree : int >= 0, default=3
+        Polynomial degree (an integer: a fractional power of a negative inner product is
+        NaN).
     coef0 : float, default=1.0
-        Polynomial offset.
+        Polynomial offset, finite.
     kernel_params : dict, default=None
-        Further kernel parameters (e.g. ``{"nu": 2.5}`` for Matérn).
+        Further kernel parameters (e.g. ``{"nu": 2.5}`` for Matérn): names the kernel takes,
+        finite values (``gamma`` and ``length_scale`` > 0).
     partition : {"values", "dyadic"} or partition object, default="values"
         ``"values"`` makes each distinct value of S a cell (finite S: labels of any hashable
         type, encoded by :class:`krepro.validation.GroupEncoder`; a value never seen in
@@ -166,9 +165,14 @@ class ObliviousKernel(BaseEstimator):
         box raise ``ValueError``. Any :mod:`krepro.fairness.conditional` partition object is also
         accepted.
     partition_bounds : (low, high), default=None
-        Box of the dyadic partition (scalars or per-axis arrays).
-    cells_per_axis : int, default=16
-        Cells per axis of the dyadic partition (16 = the paper's ridge experiments).
+        Box of the dyadic partition (scalars or per-axis arrays), finite: NaN or an infinite
+        side is a ``ValueError`` naming ``partition_bounds``.
+    cells_per_axis : int >= 1, default=16
+        Cells per axis of the dyadic partition (16 = the paper's ridge experiments). At most
+        16 cells per estimation point in all (``cells_per_axis ** d <= 16 * m``,
+        :data:`krepro.fairness.conditional.MAX_CELLS_PER_SAMPLE`): more is a ``ValueError``
+        naming ``cells_per_axis``, since almost all cells would be empty and the cell tables
+        grow with their number.
     conditional_mean : estimator, default=None
         Estimator of :math:`E[\varphi(X)|S]`. ``None`` is the paper's partition plug-in
         (built from ``partition``, ``partition_bounds``, ``cells_per_axis``); a
@@ -269,12 +273,13 @@ class ObliviousKernel(BaseEstimator):
         self.tile_size = tile_size
 
     _parameter_constraints: ClassVar[dict] = {
-        **KERNEL_CONSTRAINTS,
+        **OBLIVIOUS_CONSTRAINTS,
         "tile_size": [Interval(Integral, 1, None, closed="left")],
     }
 
     def _kernel_params(self):
-        return kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
+        params = check_kernel_params(self.kernel_params)
+        return kernel_params(self.kernel, self.gamma, self.degree, self.coef0, params)
 
     def _kernel(self, X, Y=None):
         return gram(X, Y, self.kernel, **self._kernel_params())
@@ -300,6 +305,9 @@ class ObliviousKernel(BaseEstimator):
         self : ObliviousKernel
         """
         X = validate_data(self, X, dtype=float)
+        # Through krepro.kernels.gram once: it refuses parameter names the kernel does not
+        # take (the tiled RBF path reads only gamma and would ignore a misspelt name).
+        self._kernel(X[:1])
         self.single_group_ = sensitive_features is None
         if self.single_group_:
             S = np.zeros((X.shape[0], 1))  # one group: E[φ(X)|S] is the mean
@@ -340,6 +348,8 @@ class ObliviousKernel(BaseEstimator):
             # K(est, est) E from the tiles on and above the diagonal; the m × m block is
             # never formed (only its (L + 1) × (L + 1) compression GᵀKG is used).
             E = self.combiner_.indicators
+            # the m × m block is never formed, so gram()'s degeneracy warning is checked here
+            warn_if_degenerate_points(self.X_estimation_, self.kernel, self._kernel_params())
             sums = symmetric_products(self._tiles(self.X_estimation_), E, self.tile_size)
             cross = self.combiner_.finish(sums)  # K G, shape (m, L + 1)
             component_gram = self.combiner_.finish(cross.T @ E)  # Gᵀ K G
@@ -353,6 +363,20 @@ class ObliviousKernel(BaseEstimator):
         return self
 
     # -- building blocks -------------------------------------------------------------------
+
+    def _check_output(self, O, name):
+        """``O``, or a ``ValueError`` if an unbounded kernel's values overflowed in it.
+
+        RBF, Matérn and delta values lie in [0, 1], so their oblivious Gram matrices are
+        finite by construction (entries within [-3, 5]) and are not scanned.
+        """
+        if self.kernel in BOUNDED_KERNELS:
+            return O
+        hint = (
+            f": the {self.kernel} kernel's values reach the float64 range at this scale of "
+            "the inputs; rescale the features"
+        )
+        return check_finite(O, f"the oblivious Gram matrix of {name}", hint)
 
     def _check_points(self, X, S):
         X = validate_data(self, X, dtype=float, reset=False)
@@ -428,7 +452,12 @@ class ObliviousKernel(BaseEstimator):
         Returns
         -------
         O : ndarray of shape (n_a, n_b)
-            Exactly symmetric and positive semi-definite when ``XB`` is None.
+            Exactly symmetric and positive semi-definite when ``XB`` is None. Finite for
+            finite inputs of any scale: RBF and Matérn kernels are evaluated safely at
+            extreme scales (:mod:`krepro.kernels`, "Extreme scales"; an RBF kernel whose
+            ``gamma`` makes every distance huge gives the identity as K, with a
+            :class:`~krepro.kernels.DegenerateKernelWarning` from :meth:`fit`), and a
+            linear or polynomial kernel whose values overflow raises a ``ValueError``.
 
         Notes
         -----
@@ -439,6 +468,11 @@ class ObliviousKernel(BaseEstimator):
         (Appendix E.2) :math:`O = K + P_a R_b^\top + R_a (P_b + R_b Q)^\top`.
         """
         check_is_fitted(self, "component_gram_")
+        if XB is None and SB is not None:
+            raise ValueError(
+                "SB (sensitive features of XB) given without XB: pass XB too, or leave SB out "
+                "for the Gram matrix of XA with itself."
+            )
         XA, SA = self._check_points(XA, SA)
         P_a, Q = self._component_products(XA), self.component_gram_
         partition = isinstance(self.combiner_, _CellComponents)
@@ -452,7 +486,8 @@ class ObliviousKernel(BaseEstimator):
             else:
                 correction = LowRankCorrection(np.hstack([A, R_a]), np.hstack([R_a, A]))
             O = np.empty((len(XA), len(XA)))
-            return fill_gram(self._tiles(XA), correction, O, True, self.tile_size)
+            O = fill_gram(self._tiles(XA), correction, O, True, self.tile_size)
+            return self._check_output(O, "XA")
         XB, SB = self._check_points(XB, SB)
         P_b, R_b = self._component_products(XB), self._coefficients(SB)
         if partition:
@@ -463,7 +498,8 @@ class ObliviousKernel(BaseEstimator):
             R_a = self._coefficients(SA)
             correction = LowRankCorrection(np.hstack([P_a, R_a]), np.hstack([R_b, P_b + R_b @ Q]))
         O = np.empty((len(XA), len(XB)))
-        return fill_gram(self._tiles(XA, XB), correction, O, False, self.tile_size)
+        O = fill_gram(self._tiles(XA, XB), correction, O, False, self.tile_size)
+        return self._check_output(O, "XA and XB")
 
     def plain_gram(self, XA, XB=None):
         """Plain kernel matrix :math:`k(a_i, b_j)` with this estimator's kernel parameters."""
@@ -488,7 +524,8 @@ class ObliviousKernel(BaseEstimator):
         else:
             correction = LowRankCorrection(self._coefficients(SA), P_b)
         O = np.empty((len(XA), len(XB)))
-        return fill_gram(self._tiles(XA, XB), correction, O, False, self.tile_size)
+        O = fill_gram(self._tiles(XA, XB), correction, O, False, self.tile_size)
+        return self._check_output(O, "XA and XB")
 
 
 from krepro.fairness.oblivious_features import ObliviousFeatures  # noqa: E402  (explicit features)

@@ -27,29 +27,70 @@ is the ``n × D`` output plus one block of rows.
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 from scipy import linalg, sparse
-from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context, clone
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from krepro.fairness.conditional import PartitionConditionalMean, make_partition
-from krepro.kernels import gram, kernel_params
-from krepro.validation import check_sensitive_features
+from krepro.kernel_safety import check_finite
+from krepro.kernels import KERNELS, gram, kernel_params
+from krepro.validation import (
+    POSITIVE_FINITE,
+    check_kernel_params,
+    check_not_given,
+    check_sensitive_features,
+)
 
-__all__ = ["APPROXIMATIONS", "VARIANTS", "KernelFeatureMap", "ObliviousFeatures"]
+__all__ = [
+    "APPROXIMATIONS",
+    "KERNEL_CONSTRAINTS",
+    "PARTITION_CONSTRAINTS",
+    "VARIANTS",
+    "KernelFeatureMap",
+    "ObliviousFeatures",
+]
 
 APPROXIMATIONS = ("nystroem", "rff")
 VARIANTS = ("oblivious", "m_oblivious")
+
+# Constraints of the kernel parameters (the sklearn names), shared by every estimator of
+# krepro.fairness built on krepro.kernels.gram. gamma: finite and > 0 (POSITIVE_FINITE).
+KERNEL_CONSTRAINTS = {
+    "kernel": [StrOptions(set(KERNELS))],
+    "gamma": [POSITIVE_FINITE, None],
+    "degree": [Interval(Integral, 0, None, closed="left")],  # x**2.5 is NaN for x < 0
+    "coef0": [Interval(Real, None, None, closed="neither")],
+    "kernel_params": [dict, None],
+}
+# ... and of the conditional mean of the oblivious estimators. The box and the number of
+# cells of a dyadic partition are checked against the data in fit
+# (krepro.fairness.conditional.check_partition_bounds, DyadicPartition.fit).
+PARTITION_CONSTRAINTS = {
+    "partition": [StrOptions({"values", "dyadic"}), HasMethods(["fit", "assign"])],
+    "partition_bounds": ["array-like", None],
+    "cells_per_axis": [Interval(Integral, 1, None, closed="left")],
+    "conditional_mean": [HasMethods(["fit", "membership"]), None],
+}
+FEATURE_MAP_CONSTRAINTS = {
+    "n_components": [Interval(Integral, 1, None, closed="left")],
+    "approximation": [StrOptions(set(APPROXIMATIONS))],
+    "random_state": ["random_state"],
+}
 # Rows per block of the feature map: bounds the kernel block in memory (BLOCK_ROWS × D).
 BLOCK_ROWS = 4096
 # Singular values of the landmark Gram below this are clipped (as sklearn's Nystroem does).
 _EIGEN_FLOOR = 1e-12
+_HALF_MAX = float(np.finfo(np.float64).max) / 2.0
 
 
-class KernelFeatureMap:
+class KernelFeatureMap(BaseEstimator):
     r"""Approximate feature map :math:`\tilde\varphi` of a kernel (Nyström or RFF).
 
     Nyström: :math:`\tilde\varphi(x) = K(x, L)\, K(L, L)^{-1/2}` with landmarks ``L`` drawn
@@ -62,12 +103,24 @@ class KernelFeatureMap:
     Parameters
     ----------
     kernel, gamma, degree, coef0, kernel_params
-        As :class:`~krepro.fairness.oblivious.ObliviousKernel`.
-    n_components : int
+        As :class:`~krepro.fairness.oblivious.ObliviousKernel` (``gamma``: finite, > 0).
+    n_components : int >= 1
         Number of landmarks / random features ``D``.
     approximation : {"nystroem", "rff"}
     random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    n_components_ : int
+        Number of features (Nyström: at most the number of fit points).
+    n_features_in_ : int
+    landmarks_, landmark_indices_, normalization_ : ndarray
+        Nyström: the landmarks, their rows in ``X`` and :math:`K(L, L)^{-1/2}`.
+    sampler_ : RBFSampler
+        RFF only.
     """
+
+    _parameter_constraints: ClassVar[dict] = {**KERNEL_CONSTRAINTS, **FEATURE_MAP_CONSTRAINTS}
 
     def __init__(
         self,
@@ -90,20 +143,19 @@ class KernelFeatureMap:
         self.random_state = random_state
 
     def _kernel(self, X, Y=None):
-        params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params)
+        extra = check_kernel_params(self.kernel_params)
+        params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, extra)
         return gram(X, Y, self.kernel, **params)
 
-    def fit(self, X):
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
         """Draw the landmarks (Nyström) or the random frequencies (RFF) from ``X``."""
-        if self.approximation not in APPROXIMATIONS:
-            raise ValueError(
-                f"approximation must be one of {APPROXIMATIONS}, got {self.approximation!r}."
-            )
         n_components = self.n_components
-        if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)):
+        if isinstance(n_components, bool):
             raise ValueError(f"n_components must be a positive integer, got {n_components!r}.")
-        if n_components < 1:
-            raise ValueError(f"n_components must be a positive integer, got {n_components!r}.")
+        check_kernel_params(self.kernel_params)
+        X = check_array(X, dtype="numeric", input_name="X")
+        self.n_features_in_ = X.shape[1]
         rng = check_random_state(self.random_state)
         n = X.shape[0]
         if self.approximation == "rff":
@@ -113,9 +165,17 @@ class KernelFeatureMap:
                     f"shift-invariant kernel), got kernel={self.kernel!r}."
                 )
             gamma = 1.0 / X.shape[1] if self.gamma is None else self.gamma
+            # RBFSampler draws its frequencies as sqrt(2 gamma) N(0, 1); for gamma above half
+            # the float64 maximum 2 gamma overflows (infinite frequencies, NaN features), so
+            # they are drawn as sqrt(2 gamma / 4) N(0, 1) and doubled (the same law).
+            halved = float(gamma) > _HALF_MAX
             self.sampler_ = RBFSampler(
-                gamma=gamma, n_components=int(n_components), random_state=rng
+                gamma=gamma / 4.0 if halved else gamma,
+                n_components=int(n_components),
+                random_state=rng,
             ).fit(X)
+            if halved:
+                self.sampler_.random_weights_ *= 2.0
             self.n_components_ = int(n_components)
             return self
         if n_components >= n:
@@ -139,13 +199,34 @@ class KernelFeatureMap:
         return self
 
     def transform(self, X, out=None):
-        """Features of ``X``, shape ``(n, n_components_)``, computed in blocks of rows."""
+        r"""Features of ``X``, shape ``(n, n_components_)``, computed in blocks of rows.
+
+        Nyström features are finite for finite inputs of any scale (the kernel values are,
+        :mod:`krepro.kernels`). Random Fourier features are :math:`\cos(\omega^\top x + b)`:
+        where the projection :math:`\omega^\top x` overflows (inputs or ``gamma`` so large
+        that it exceeds ~1.8e308) they do not exist, and a ``ValueError`` names ``X``.
+        """
+        check_is_fitted(self, "n_components_")
+        X = check_array(X, dtype="numeric", input_name="X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but the feature map was fitted with "
+                f"{self.n_features_in_}."
+            )
         n = X.shape[0]
         out = np.empty((n, self.n_components_)) if out is None else out
         for start in range(0, n, BLOCK_ROWS):
             rows = slice(start, min(start + BLOCK_ROWS, n))
             if self.approximation == "rff":
-                out[rows] = self.sampler_.transform(X[rows])
+                with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                    out[rows] = self.sampler_.transform(X[rows])
+                check_finite(
+                    out[rows],
+                    "the random Fourier features of X",
+                    ": the projections of X on the random frequencies overflow float64 "
+                    f"(largest |X| = {float(np.abs(X[rows]).max()):.3g}); rescale the "
+                    "features or lower gamma",
+                )
             else:
                 np.dot(self._kernel(X[rows], self.landmarks_), self.normalization_, out=out[rows])
         return out
@@ -167,20 +248,26 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
     kernel : str, default="rbf"
         Kernel name understood by :func:`krepro.kernels.gram`.
     gamma : float, default=None
-        RBF / polynomial scale (``None``: ``1 / n_features``).
-    degree : int, default=3
+        RBF / polynomial scale, finite and > 0 (``None``: ``1 / n_features``); 0, negative,
+        infinite, NaN or non-numeric values are an ``InvalidParameterError``.
+    degree : int >= 0, default=3
     coef0 : float, default=1.0
+        Finite.
     kernel_params : dict, default=None
+        Further kernel parameters, finite numbers (``gamma``, ``length_scale`` > 0).
     partition : {"values", "dyadic"} or partition object, default="values"
         Cells of the plug-in conditional mean, as
         :class:`~krepro.fairness.oblivious.ObliviousKernel`.
     partition_bounds : (low, high), default=None
-    cells_per_axis : int, default=16
+        Finite box of the dyadic partition (required with ``partition="dyadic"``).
+    cells_per_axis : int >= 1, default=16
+        Cells per axis of the dyadic partition; at most 16 cells per fit point in all
+        (:data:`krepro.fairness.conditional.MAX_CELLS_PER_SAMPLE`), else ``ValueError``.
     conditional_mean : estimator, default=None
         Estimator of the conditional mean (``fit(S)``, ``weights_``, ``membership``), as
         :class:`~krepro.fairness.oblivious.ObliviousKernel`; one that needs the output Gram
         receives :math:`\tilde\Phi\tilde\Phi^\top` (``m × m``: only for moderate ``m``).
-    n_components : int, default=100
+    n_components : int >= 1, default=100
         Landmarks (Nyström) or random features (RFF) ``D``; at most the number of fit points
         for Nyström.
     approximation : {"nystroem", "rff"}, default="nystroem"
@@ -232,6 +319,13 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
     __metadata_request__fit = {"sensitive_features": True}  # noqa: RUF012
     __metadata_request__transform = {"sensitive_features": True}  # noqa: RUF012
 
+    _parameter_constraints: ClassVar[dict] = {
+        **KERNEL_CONSTRAINTS,
+        **PARTITION_CONSTRAINTS,
+        **FEATURE_MAP_CONSTRAINTS,
+        "variant": [StrOptions(set(VARIANTS))],
+    }
+
     def __init__(
         self,
         kernel="rbf",
@@ -264,19 +358,27 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
 
     def _fit_features(self, X, sensitive_features, landmarks):
         """Fit the map and the conditional means; return the plain features of ``X``."""
-        if self.variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}.")
         X = validate_data(self, X, dtype=float)
         S = check_sensitive_features(sensitive_features, X.shape[0], none_is_one_group=True)
         pool = X
         if landmarks is not None:
-            pool = np.asarray(landmarks, dtype=float)
+            pool = check_array(landmarks, dtype=float, input_name="landmarks", ensure_2d=False)
             if pool.ndim != 2 or pool.shape[1] != X.shape[1]:
                 raise ValueError(
                     f"landmarks must be a 2-d array with {X.shape[1]} columns (the features "
                     f"of X), got shape {pool.shape}."
                 )
         self.single_group_ = sensitive_features is None
+        if self.conditional_mean is None:
+            partition = make_partition(
+                self.partition, bounds=self.partition_bounds, cells_per_axis=self.cells_per_axis
+            )
+            estimator = PartitionConditionalMean(partition)
+        else:
+            estimator = clone(self.conditional_mean)
+        if not getattr(estimator, "needs_output_gram", False):
+            # the cells first: a bad partition fails before the feature map is computed
+            self.conditional_mean_ = estimator.fit(S)
         self.feature_map_ = KernelFeatureMap(
             kernel=self.kernel,
             gamma=self.gamma,
@@ -289,17 +391,8 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
         ).fit(pool)
         self.n_components_ = self.feature_map_.n_components_
         features = self.feature_map_.transform(X)
-        if self.conditional_mean is None:
-            partition = make_partition(
-                self.partition, bounds=self.partition_bounds, cells_per_axis=self.cells_per_axis
-            )
-            estimator = PartitionConditionalMean(partition)
-        else:
-            estimator = clone(self.conditional_mean)
         if getattr(estimator, "needs_output_gram", False):
             self.conditional_mean_ = estimator.fit(S, output_gram=features @ features.T)
-        else:
-            self.conditional_mean_ = estimator.fit(S)
         weights = self.conditional_mean_.weights_
         self.cell_means_ = np.asarray(weights.T @ features)  # sparse-aware
         self.mean_ = features.mean(axis=0)
@@ -317,6 +410,7 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
         features += self.mean_
         return features
 
+    @_fit_context(prefer_skip_nested_validation=False)  # conditional_mean: a user estimator
     def fit(self, X, y=None, *, sensitive_features=None, landmarks=None):
         """Draw the feature map and estimate the conditional means on ``X``.
 
@@ -340,6 +434,7 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
         self._fit_features(X, sensitive_features, landmarks)
         return self
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit_transform(self, X, y=None, *, sensitive_features=None, landmarks=None):
         """``fit`` then the features of the fit points (one pass over the feature map).
 
@@ -352,7 +447,9 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
         return self._oblivious(features, S)
 
     def _check_sensitive(self, X, sensitive_features):
-        if sensitive_features is None and not self.single_group_:
+        if self.single_group_:
+            check_not_given(sensitive_features, "sensitive_features")
+        elif sensitive_features is None:
             raise ValueError(
                 "sensitive_features are required: the transformer was fitted with sensitive "
                 "features, so every point needs its own to form its oblivious feature (in a "
@@ -367,7 +464,9 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
         ----------
         X : array-like of shape (n, n_features)
         sensitive_features : array-like of shape (n,) or (n, d), default=None
-            Required when the transformer was fitted with sensitive features.
+            Required when the transformer was fitted with sensitive features (a value never
+            seen in :meth:`fit` is a ``ValueError``); not allowed when it was fitted without
+            them.
 
         Returns
         -------

@@ -46,6 +46,11 @@ from functools import cached_property
 import numpy as np
 from scipy import linalg, sparse
 
+from krepro.kernel_safety import (
+    _expansion_is_safe,
+    _max_abs,
+    _paired_scaled_squared_distances,
+)
 from krepro.kernels import gram, rbf_1d
 
 __all__ = [
@@ -100,16 +105,23 @@ class RBFKernel:
 
         The operations of :func:`krepro.kernels.gram` on each entry
         (:math:`-2\langle a, b\rangle + \lVert a\rVert^2 + \lVert b\rVert^2`, clipped at 0),
-        so for one feature the values are those of the full kernel matrix bit for bit.
+        so for one feature the values are those of the full kernel matrix bit for bit. At
+        extreme scales, where that expansion could overflow, its direct-difference path
+        (:func:`krepro.kernels.scaled_squared_distances`): finite values at any scale.
         """
         A, B = _as_2d(A, "A"), _as_2d(B, "B")
         if A.shape != B.shape:
             raise ValueError(f"A and B must have the same shape, got {A.shape} and {B.shape}.")
+        if not _expansion_is_safe(_max_abs(A, B), A.shape[1], float(self.gamma)):
+            distances = _paired_scaled_squared_distances(A, B, float(self.gamma))
+            np.negative(distances, out=distances)
+            return np.exp(distances, out=distances)
         distances = -2.0 * np.einsum("ij,ij->i", A, B)
         distances += np.einsum("ij,ij->i", A, A)
         distances += np.einsum("ij,ij->i", B, B)
         np.maximum(distances, 0.0, out=distances)
-        distances *= -float(self.gamma)
+        with np.errstate(over="ignore"):  # -inf: a kernel value of 0
+            distances *= -float(self.gamma)
         return np.exp(distances, out=distances)
 
 

@@ -15,17 +15,19 @@ which is how the experiments select :math:`\lambda` on a validation set.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Real
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 from scipy import linalg
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from krepro.fairness.conditional import FiniteValuePartition
-from krepro.fairness.oblivious import KERNEL_CONSTRAINTS, ObliviousKernel
+from krepro.fairness.oblivious import OBLIVIOUS_CONSTRAINTS, ObliviousKernel
 from krepro.validation import check_not_given, check_sensitive_features, stack_labels
 
 __all__ = ["MODES", "ObliviousRidge", "ridge_path", "select_by_validation"]
@@ -92,6 +94,24 @@ def _check_estimation_sample(S, X_estimation, S_estimation):
         )
 
 
+def _warn_empty_cells(conditional_mean, S):
+    """Warn when training rows hold sensitive values that no estimation point has."""
+    cells = conditional_mean.cell_of(S)
+    empty = conditional_mean.cell_counts_[cells] == 0
+    if empty.any():
+        values = pd.unique(pd.Series([tuple(row) for row in S[empty].tolist()], dtype=object))
+        shown = [v[0] if len(v) == 1 else v for v in values[:10]]
+        warnings.warn(
+            f"sensitive_features value(s) {shown} of {int(empty.sum())} training row(s) have "
+            "no estimation point: their conditional-mean estimate is 0 (an empty cell, "
+            "Algorithm 1's convention), so no fairness correction is applied to them. Check "
+            "that the training and estimation rows code the groups alike, or give more "
+            "estimation rows.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 class ObliviousRidge(RegressorMixin, BaseEstimator):
     r"""Oblivious ridge regression, ORR or M-ORR (paper §6.3–6.4, eq. (11)).
 
@@ -108,7 +128,8 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         Gram; ``"m-oblivious"`` (M-ORR) solves the plain KRR system and predicts with
         oblivious features of the query points.
     kernel, gamma, degree, coef0, kernel_params, partition, partition_bounds, cells_per_axis
-        Passed to :class:`~krepro.fairness.oblivious.ObliviousKernel`.
+        Passed to :class:`~krepro.fairness.oblivious.ObliviousKernel` (``gamma`` finite and
+        > 0, ``partition_bounds`` finite, at most 16 dyadic cells per estimation point).
     conditional_mean : estimator, default=None
         Estimator of :math:`E[\varphi(X)|S]` for :class:`~krepro.fairness.oblivious.ObliviousKernel`
         (``None``: the paper's partition plug-in; or :class:`krepro.cme.CMEConditionalMean`).
@@ -171,7 +192,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         self.estimation_fraction = estimation_fraction
 
     _parameter_constraints: ClassVar[dict] = {
-        **KERNEL_CONSTRAINTS,
+        **OBLIVIOUS_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, closed="left")],
         "mode": [StrOptions(set(MODES))],
         "estimation_fraction": [Interval(Real, 0, 1, closed="neither")],
@@ -222,7 +243,7 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
             ``None`` means a single group (then ORR = M-ORR = KRR). With
             ``partition="values"``, labels of any hashable type; every value seen here (in
             the training or the estimation rows) is a cell, and one without estimation
-            points has conditional-mean estimate 0.
+            points has conditional-mean estimate 0 (a ``UserWarning`` names such values).
         X_estimation, sensitive_features_estimation : array-like, default=None
             Explicit estimation sample. When omitted the last ``estimation_fraction`` of the
             rows of ``X`` are used for it. ``sensitive_features_estimation`` is required
@@ -239,12 +260,13 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         S = None if single_group else check_sensitive_features(sensitive_features, X.shape[0])
         X, y, S, X_est, S_est = self._split(X, y, S, X_estimation, sensitive_features_estimation)
         partition = self.partition
-        if (
+        value_cells = (
             not single_group
             and self.conditional_mean is None
             and isinstance(partition, str)
             and partition == "values"
-        ):
+        )
+        if value_cells:
             # Every value seen in fit is a cell; one without estimation points is an empty
             # cell, whose conditional-mean estimate is 0 (Algorithm 1's convention).
             partition = FiniteValuePartition(values=stack_labels(S, S_est))
@@ -259,12 +281,21 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
             cells_per_axis=self.cells_per_axis,
             conditional_mean=self.conditional_mean,
         ).fit(X_est, sensitive_features=S_est)
+        if value_cells:
+            _warn_empty_cells(self.oblivious_kernel_.conditional_mean_, S)
         if self.mode == "oblivious":
             train_gram = self.oblivious_kernel_.gram(X, S)
         else:
             train_gram = self.oblivious_kernel_.plain_gram(X)
         train_gram[np.diag_indices_from(train_gram)] += self.alpha
-        self.dual_coef_ = linalg.solve(train_gram, y, assume_a="pos")
+        try:
+            self.dual_coef_ = linalg.solve(train_gram, y, assume_a="pos")
+        except linalg.LinAlgError as error:
+            raise ValueError(
+                f"The ridge system (Gram matrix + alpha I) is singular at alpha={self.alpha!r}: "
+                "the Gram matrix of the training rows is not positive definite (e.g. a linear "
+                "kernel with more rows than features); use alpha > 0."
+            ) from error
         self.X_fit_ = X
         self.sensitive_features_fit_ = S
         return self

@@ -12,21 +12,11 @@ solved by a sparse interior-point method through :mod:`qpsolvers`.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import qpsolvers
 from scipy import sparse
 
-__all__ = ["check_positive", "solve_slack_qp"]
-
-
-def check_positive(estimator, *names):
-    """Raise ``ValueError`` unless each named parameter of ``estimator`` is a real number > 0."""
-    for name in names:
-        value = getattr(estimator, name)
-        if not isinstance(value, numbers.Real) or not value > 0:
-            raise ValueError(f"{name} must be a positive number, got {value!r}.")
+__all__ = ["solve_slack_qp"]
 
 
 def solve_slack_qp(n_features, G, h, *, norm_divisor, slack_cost, solver, tol):

@@ -24,18 +24,23 @@ an exponential in a reused buffer: with augmented points
 :math:`\tilde y = (y, 1, -\gamma\lVert y\rVert^2)`,
 :math:`\tilde x^\top\tilde y = -\gamma\lVert x - y\rVert^2` (the expansion scikit-learn's
 ``euclidean_distances`` uses, with the same round-off order of magnitude). Other kernels
-are evaluated per tile by :func:`krepro.kernels.gram`.
+are evaluated per tile by :func:`krepro.kernels.gram`. At extreme scales, where the
+augmented product could overflow (inputs of magnitude ~1e154 and beyond, ``gamma`` near the
+float64 maximum), RBF tiles come from direct differences instead
+(:func:`krepro.kernels.scaled_squared_distances`): every tile is finite whatever the scale.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 
 import numpy as np
 from scipy.linalg import get_blas_funcs
 from threadpoolctl import ThreadpoolController
 
-from krepro.kernels import gram
+from krepro.kernel_safety import _augmented_is_safe, _max_abs, _rbf_direct
+from krepro.kernels import _kernel_matrix
 
 __all__ = [
     "TILE_SIZE",
@@ -65,8 +70,48 @@ def _blas_controller():
     return ThreadpoolController()
 
 
+class _SingleBlasThread:
+    """BLAS limited to one thread while a tiled product runs, safe to enter from threads.
+
+    BLAS thread pools are process-wide. The first thread to enter owns the limit and is
+    the one to lift it, restoring what it saw on entry; threads entering while it is set
+    run under it and change nothing. (Each thread applying and lifting a ``threadpoolctl``
+    limit of its own instead lets a thread that entered under another's limit "restore"
+    that limit on leaving, which left the process on one BLAS thread for good.) A thread
+    still inside when the owner leaves may finish with the original thread count: the same
+    results, at most slower.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._owner = None
+        self._depth = 0
+        self._limiter = None
+
+    def __enter__(self):
+        with self._lock:
+            if self._owner is None:
+                self._owner = threading.get_ident()
+                self._limiter = _blas_controller().limit(limits=1, user_api="blas")
+            if self._owner == threading.get_ident():
+                self._depth += 1
+
+    def __exit__(self, *exc_info):
+        with self._lock:
+            if self._owner != threading.get_ident():
+                return
+            self._depth -= 1
+            if self._depth == 0:
+                self._limiter.restore_original_limits()
+                self._owner, self._limiter = None, None
+
+
+_SINGLE_BLAS_THREAD = _SingleBlasThread()
+
+
 def _one_blas_thread(function):
-    """Run ``function`` with BLAS limited to one thread.
+    """Run ``function`` with BLAS limited to one thread (thread-safe: see
+    :class:`_SingleBlasThread`).
 
     The products inside a tile are small (256 × 256 × 3 for the RBF exponent, × 34 for the
     correction): a threaded BLAS would spend more time starting and spinning threads than
@@ -75,7 +120,7 @@ def _one_blas_thread(function):
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
-        with _blas_controller().limit(limits=1, user_api="blas"):
+        with _SINGLE_BLAS_THREAD:
             return function(*args, **kwargs)
 
     return wrapper
@@ -105,7 +150,10 @@ class KernelTiles:
 
     Notes
     -----
-    For RBF the returned tile is a view of a buffer that the next call overwrites.
+    For RBF the returned tile is a view of a buffer that the next call overwrites. It is
+    the augmented product when a bound shows that it cannot overflow
+    (:func:`krepro.kernels.rbf_gram`'s condition, checked once for all tiles), else
+    :func:`krepro.kernels.scaled_squared_distances` exponentiated.
     """
 
     def __init__(self, X, Y=None, kernel="rbf", params=None, tile_size=TILE_SIZE):
@@ -115,9 +163,15 @@ class KernelTiles:
         self.kernel = kernel
         self.params = dict(params or {})
         self.fast = kernel == "rbf"
+        self._gamma = None
         if self.fast:
             gamma = self.params.get("gamma")
             gamma = 1.0 / X.shape[1] if gamma is None else float(gamma)
+            magnitude = _max_abs(X) if self.symmetric else _max_abs(X, self.Y)
+            if not _augmented_is_safe(magnitude, X.shape[1], gamma):
+                self.fast = False
+                self._gamma = gamma  # tiles by direct differences
+                return
             self._left = self._augment(X, gamma, scale=2.0 * gamma, first=True)
             right = self._augment(self.Y, gamma, scale=1.0, first=False)
             self._right_t = np.ascontiguousarray(right.T)
@@ -136,7 +190,9 @@ class KernelTiles:
         diagonal = self.symmetric and rows == cols
         if not self.fast:
             Y = None if diagonal else self.Y[cols]
-            return gram(self.X[rows], Y, self.kernel, **self.params)
+            if self._gamma is not None:
+                return _rbf_direct(self.X[rows], Y, self._gamma)
+            return _kernel_matrix(self.X[rows], Y, self.kernel, self.params)
         n_rows, n_cols = rows.stop - rows.start, cols.stop - cols.start
         tile = self._buffer[: n_rows * n_cols].reshape(n_rows, n_cols)
         np.matmul(self._left[rows], self._right_t[:, cols], out=tile)  # −γ‖x − y‖²

@@ -1,0 +1,366 @@
+"""A claim judged by its logical form: superiority, equivalence or magnitude, with intervals.
+
+A claim of a paper is a statement about an effect, oriented so that the claim reads
+
+* ``superiority``: "effect > 0" (a method beats another);
+* ``equivalence``: "|effect| ≤ margin" (no difference that matters);
+* ``magnitude``: "effect = 0 within margin", where effect = measured − paper value (the
+  paper's number is reproduced).
+
+Each form is a test at level ``alpha``, decided by an interval of the effect:
+
+* superiority is the one-sided test of effect ≤ 0; its interval is the two-sided
+  (1 − 2α) interval, whose lower end is the one-sided (1 − α) bound. **reproduced** iff
+  ``ci_low > 0``; **not reproduced** iff ``ci_high < margin`` (an effect of the smallest size
+  of interest is excluded); else **inconclusive**;
+* equivalence is the two one-sided tests (TOST) at level α, decided by the (1 − 2α)
+  interval: **reproduced** iff ``-margin ≤ ci_low`` and ``ci_high ≤ margin``; **not
+  reproduced** iff the interval lies wholly outside ``[-margin, margin]``; else inconclusive;
+* magnitude uses the two-sided (1 − α) interval of our mean when the paper's value is a mean
+  over repetitions, and the (1 − α) **prediction interval of one run** when the paper's value
+  comes from a single run (one split, one figure): **reproduced** iff the interval meets
+  ``[-margin, margin]`` and is no wider than ``max_width`` (a noisy measurement cannot
+  reproduce a precise number); **not reproduced** iff it lies wholly outside; else
+  inconclusive.
+
+A claim over a family of settings (a ranking, "in every setting", a sweep) judges each member
+at its level in Holm's step-down procedure (:func:`krepro.stats.holm_levels`), so that the
+family's error rate is α; ``family_size`` says how many members there are.
+
+For an inconclusive verdict, :attr:`Judgement.needed_repetitions` is the number of
+repetitions that would make the verdict decisive at the observed mean and variance (``None``
+when none would: a prediction interval never gets narrower than the run-to-run noise).
+:func:`bootstrap_stability` is the share of bootstrap resamples of the repetitions that give
+the same verdict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+from scipy.stats import t as student_t
+
+from krepro.stats import holm_levels, repetitions_for_half_width, t_quantile
+
+__all__ = [
+    "EQUIVALENCE",
+    "MAGNITUDE",
+    "SUPERIORITY",
+    "TESTS",
+    "ClaimTest",
+    "Effect",
+    "Judgement",
+    "bootstrap_stability",
+    "judge",
+    "judge_family",
+]
+
+SUPERIORITY = "superiority"
+EQUIVALENCE = "equivalence"
+MAGNITUDE = "magnitude"
+TESTS = (SUPERIORITY, EQUIVALENCE, MAGNITUDE)
+
+# The verdict vocabulary of krepro.studies.verdicts (kept as plain strings here so that this
+# module depends on the statistics only).
+REPRODUCED = "reproduced"
+INCONCLUSIVE = "inconclusive"
+NOT_REPRODUCED = "not reproduced"
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimTest:
+    """How a claim is tested, as ``config/paper_reference.yaml`` states it.
+
+    Parameters
+    ----------
+    test : str
+        One of :data:`TESTS`.
+    margin : float
+        The smallest effect of interest (superiority), the equivalence margin, or the
+        tolerance around the paper's value (magnitude; at least the paper's rounding). ≥ 0.
+    alpha : float
+        Level of the test (of the family, for a family of settings).
+    max_width : float or None
+        Magnitude only: the widest interval that can reproduce a value (``None``: no limit).
+    one_run : bool
+        Magnitude only: the paper's value comes from one run, so the interval is the
+        prediction interval of one run.
+    """
+
+    test: str
+    margin: float
+    alpha: float = 0.05
+    max_width: float | None = None
+    one_run: bool = False
+
+    def __post_init__(self):
+        if self.test not in TESTS:
+            raise ValueError(f"test must be one of {TESTS}, got {self.test!r}.")
+        if not (np.isfinite(self.margin) and self.margin >= 0):
+            raise ValueError(f"margin must be finite and >= 0, got {self.margin!r}.")
+        if not 0 < self.alpha < 0.5:
+            raise ValueError(f"alpha must be in (0, 0.5), got {self.alpha!r}.")
+        if self.max_width is not None and not self.max_width > 0:
+            raise ValueError(f"max_width must be > 0, got {self.max_width!r}.")
+        if (self.max_width is not None or self.one_run) and self.test != MAGNITUDE:
+            raise ValueError("max_width and one_run apply to magnitude claims only.")
+
+    @classmethod
+    def from_reference(cls, claim: Mapping) -> ClaimTest:
+        """The test of one claim entry of ``config/paper_reference.yaml``.
+
+        The entry holds ``test``, ``margin`` and optionally ``alpha``, ``max_width`` and
+        ``one_run``.
+        """
+        missing = [key for key in ("test", "margin") if key not in claim]
+        if missing:
+            raise KeyError(f"the claim states no {' or '.join(missing)}: {dict(claim)!r}")
+        return cls(
+            test=str(claim["test"]),
+            margin=float(claim["margin"]),
+            alpha=float(claim.get("alpha", 0.05)),
+            max_width=None if claim.get("max_width") is None else float(claim["max_width"]),
+            one_run=bool(claim.get("one_run", False)),
+        )
+
+    def tail(self, level: float) -> float:
+        """Probability in each tail of the interval the test reads at ``level``."""
+        return level if self.test in (SUPERIORITY, EQUIVALENCE) else level / 2.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Effect:
+    """An estimated effect: mean, standard deviation of one repetition, repetitions.
+
+    Parameters
+    ----------
+    mean : float
+        The estimate (oriented as the claim reads; for magnitude: measured − paper value).
+    sd : float
+        Standard deviation of one repetition's effect (ddof = 1).
+    n : int
+        Number of independent repetitions (≥ 2 for an interval).
+    """
+
+    mean: float
+    sd: float
+    n: int
+
+    @classmethod
+    def of(cls, values, offset: float = 0.0) -> Effect:
+        """The effect of per-repetition ``values`` (minus ``offset``, e.g. the paper's value)."""
+        values = np.asarray(values, dtype=float)
+        n = int(values.size)
+        sd = float(values.std(ddof=1)) if n > 1 else float("nan")
+        return cls(mean=float(values.mean()) - offset, sd=sd, n=n)
+
+    def spread(self, prediction: bool) -> float:
+        """Standard error of the mean, or of one future run about the mean (prediction)."""
+        if self.n < 2:
+            return float("nan")
+        factor = np.sqrt(1.0 + 1.0 / self.n) if prediction else 1.0 / np.sqrt(self.n)
+        return self.sd * factor
+
+    def interval(self, tail: float, prediction: bool) -> tuple[float, float]:
+        """Interval with probability ``tail`` in each tail (NaN with fewer than 2 runs)."""
+        spread = self.spread(prediction)
+        if not np.isfinite(spread):
+            return float("nan"), float("nan")
+        half = t_quantile(1.0 - tail, self.n - 1) * spread
+        return self.mean - half, self.mean + half
+
+
+@dataclasses.dataclass(frozen=True)
+class Judgement:
+    """A claim's verdict with the statistics it rests on (columns of ``verdicts.csv``).
+
+    Attributes
+    ----------
+    verdict : str
+        ``reproduced``, ``inconclusive`` or ``not reproduced``.
+    effect, ci_low, ci_high : float
+        The effect and the interval the decision read.
+    margin, alpha : float
+        As in :class:`ClaimTest`; ``alpha`` is the member's level within its family.
+    family_size : int
+        Members of the family the claim was judged in (1: a single comparison).
+    needed_repetitions : int or None
+        For an inconclusive verdict, the repetitions a decisive one would need at the
+        observed variance; ``None`` otherwise or when no number would do.
+    reason : str
+        One sentence: why the interval gives this verdict.
+    """
+
+    verdict: str
+    effect: float
+    ci_low: float
+    ci_high: float
+    margin: float
+    alpha: float
+    family_size: int = 1
+    needed_repetitions: int | None = None
+    reason: str = ""
+
+
+def _p_value(test: ClaimTest, effect: Effect) -> float:
+    """p-value of the decisive null of the test (what Holm orders the family by)."""
+    spread = effect.spread(test.one_run)
+    if not (np.isfinite(spread) and spread > 0):
+        return float("nan")
+    df, m, d = effect.n - 1, test.margin, effect.mean
+    if test.test == SUPERIORITY:  # H0: effect <= 0
+        return float(student_t.sf(d / spread, df))
+    if test.test == EQUIVALENCE:  # H0: |effect| >= margin (TOST)
+        return float(max(student_t.sf((d + m) / spread, df), student_t.cdf((d - m) / spread, df)))
+    # Magnitude: H0: |effect| <= margin, rejected on the side the estimate lies (two-sided).
+    if abs(d) <= m:
+        return 1.0
+    return float(min(1.0, 2.0 * student_t.sf((abs(d) - m) / spread, df)))
+
+
+def _decide(test: ClaimTest, low: float, high: float) -> tuple[str, str]:
+    """Verdict and reason from the interval (NaN interval: inconclusive)."""
+    m = test.margin
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return INCONCLUSIVE, "no interval (fewer than two repetitions)"
+    if test.test == SUPERIORITY:
+        if low > 0:
+            return REPRODUCED, "the interval lies above 0"
+        if high < m:
+            return NOT_REPRODUCED, f"the interval excludes an effect of {m:.4g}"
+        return INCONCLUSIVE, f"the interval holds both 0 and {m:.4g}"
+    if test.test == EQUIVALENCE:
+        if -m <= low and high <= m:
+            return REPRODUCED, f"the interval lies within ±{m:.4g}"
+        if low > m or high < -m:
+            return NOT_REPRODUCED, f"the interval lies outside ±{m:.4g}"
+        return INCONCLUSIVE, f"the interval is not within ±{m:.4g}"
+    if low > m or high < -m:
+        return NOT_REPRODUCED, f"the interval lies outside ±{m:.4g} of the paper's value"
+    if test.max_width is not None and high - low > test.max_width:
+        return (
+            INCONCLUSIVE,
+            f"the interval is wider ({high - low:.4g}) than {test.max_width:.4g}",
+        )
+    return REPRODUCED, f"the interval meets ±{m:.4g} of the paper's value"
+
+
+def _needed(test: ClaimTest, effect: Effect, level: float) -> int | None:
+    """Repetitions that would make an inconclusive verdict decisive at the observed values.
+
+    The half-widths that would decide: for superiority, the mean itself (ci_low > 0) and its
+    distance below the margin (ci_high < margin), whichever needs fewer runs; for equivalence,
+    the distance of |mean| to the margin; for magnitude, the distance outside the margin or
+    half of ``max_width``.
+    """
+    d, m = effect.mean, test.margin
+    if test.test == SUPERIORITY:
+        targets = [h for h in (d, m - d) if h > 0]
+    elif test.test == EQUIVALENCE:
+        targets = [abs(m - abs(d))]
+    elif abs(d) > m:
+        targets = [abs(d) - m]
+    else:
+        targets = [] if test.max_width is None else [test.max_width / 2.0]
+    counts = [
+        repetitions_for_half_width(effect.sd, h, test.tail(level), prediction=test.one_run)
+        for h in targets
+    ]
+    counts = [n for n in counts if n is not None]
+    return min(counts) if counts else None
+
+
+def judge(test: ClaimTest, effect: Effect, *, level: float | None = None, family_size=1):
+    """The verdict of one claim (or one member of a family, at its Holm ``level``).
+
+    Parameters
+    ----------
+    test : ClaimTest
+    effect : Effect
+        The effect, oriented as the claim reads.
+    level : float, optional
+        Level of this comparison (default ``test.alpha``; a family member's Holm level).
+    family_size : int
+        Recorded in the judgement.
+
+    Returns
+    -------
+    Judgement
+    """
+    level = test.alpha if level is None else level
+    low, high = effect.interval(test.tail(level), test.one_run)
+    verdict, reason = _decide(test, low, high)
+    needed = _needed(test, effect, level) if verdict == INCONCLUSIVE and effect.n > 1 else None
+    return Judgement(
+        verdict=verdict,
+        effect=effect.mean,
+        ci_low=low,
+        ci_high=high,
+        margin=test.margin,
+        alpha=level,
+        family_size=family_size,
+        needed_repetitions=needed,
+        reason=reason,
+    )
+
+
+def judge_family(test: ClaimTest, effects: Mapping[str, Effect]) -> dict[str, Judgement]:
+    """Judge every member of a family of settings with Holm's step-down levels.
+
+    Parameters
+    ----------
+    test : ClaimTest
+        The claim's test; ``test.alpha`` is the family-wise level.
+    effects : mapping of str to Effect
+        One effect per setting (settings that are numerically the same comparison must be
+        passed once).
+
+    Returns
+    -------
+    dict of str to Judgement
+        In the order of ``effects``.
+    """
+    names = list(effects)
+    pvalues = [_p_value(test, effects[name]) for name in names]
+    levels = holm_levels(pvalues, test.alpha)
+    return {
+        name: judge(test, effects[name], level=float(level), family_size=len(names))
+        for name, level in zip(names, levels, strict=True)
+    }
+
+
+def bootstrap_stability(
+    values,
+    verdict_of: Callable[[np.ndarray], str],
+    *,
+    n_resamples: int = 200,
+    seed: Sequence[int] | int = 0,
+) -> float:
+    """Share of bootstrap resamples of the repetitions that give the observed verdict.
+
+    Parameters
+    ----------
+    values : array-like
+        Per-repetition data, repetitions along the first axis (a row holds every setting of
+        one repetition when settings are paired, so that they are resampled together).
+    verdict_of : callable
+        Maps such an array to a verdict string.
+    n_resamples : int
+        Bootstrap resamples (≥ 200 for the reported stability).
+    seed : int or sequence of int
+        Seed of the resampling (``numpy.random.SeedSequence`` entropy).
+
+    Returns
+    -------
+    float
+        In [0, 1].
+    """
+    values = np.asarray(values, dtype=float)
+    observed = verdict_of(values)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    n = values.shape[0]
+    draws = rng.integers(0, n, size=(n_resamples, n))
+    same = sum(verdict_of(values[rows]) == observed for rows in draws)
+    return same / n_resamples
