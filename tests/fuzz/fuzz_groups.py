@@ -41,12 +41,15 @@ def bounds(draw, ds, bad=False):
 
 
 @st.composite
-def cells_per_axis(draw, ds, bad=False):
-    """``cells_per_axis`` of a ``ds``-dimensional box; above 10**6 cells in all it is stress."""
+def cells_per_axis(draw, ds, m=1, bad=False):
+    """``cells_per_axis`` of a ``ds``-dimensional box fitted on ``m`` points.
+
+    More than 16 cells per point is stress (refused by name: ``DyadicPartition``).
+    """
     valid, extreme, invalid = (1, 2, 4, 16), (1000, 10**6, 2**31), (0, -2, 2.5, "16", NAN)
     arg = draw(hyper("cells_per_axis", valid, extreme, invalid, bad))
     cells = arg.given
-    if not bad and cells**ds > 10**6:
+    if not bad and cells**ds > 16 * m:
         note = f"cells_per_axis={cells} ({cells}^{ds} cells)"
         return Arg(cells, cells, stress=frozenset({"cells_per_axis"}), note=note)
     return Arg(cells, cells, arg.corrupt, note=arg.note)
@@ -56,11 +59,14 @@ PARTITION_ARGS = (S, f"{S}_test", "partition_bounds", "cells_per_axis", "conditi
 
 
 @st.composite
-def partition_setup(draw, n, n_test, bad=None, modes=("values",) * 3 + ("dyadic", "cme", "none")):
+def partition_setup(
+    draw, n, n_test, bad=None, modes=("values",) * 3 + ("dyadic", "cme", "none"), m=None
+):
     """``(params, data)`` Args: partition parameters and fit/predict sensitive features.
 
     ``data`` has ``sensitive_features`` (fit) and ``sensitive_features_test`` (predict);
-    ``bad`` is the one of :data:`PARTITION_ARGS` to corrupt (where the mode has it), or None.
+    ``bad`` is the one of :data:`PARTITION_ARGS` to corrupt (where the mode has it), or None;
+    ``m``: the points the partition is fitted on (default ``n``).
     """
     mode = draw(st.sampled_from(modes))
     params, data = {}, {}
@@ -87,7 +93,8 @@ def partition_setup(draw, n, n_test, bad=None, modes=("values",) * 3 + ("dyadic"
         if mode == "dyadic":
             params["partition"] = plain("dyadic")
             params["partition_bounds"] = draw(bounds(ds, bad == "partition_bounds"))
-            params["cells_per_axis"] = draw(cells_per_axis(ds, bad == "cells_per_axis"))
+            cells = cells_per_axis(ds, n if m is None else m, bad == "cells_per_axis")
+            params["cells_per_axis"] = draw(cells)
         else:
             which = draw(st.sampled_from(("gamma", "alpha")))
             cme_gamma = draw(gamma(bad=bad == "conditional_mean" and which == "gamma"))

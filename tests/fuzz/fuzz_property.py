@@ -6,7 +6,8 @@ encoding (:mod:`fuzz_inputs`). Exactly one of these must hold:
 
 * the input is corrupted, and the call raised a ``ValueError`` or ``TypeError`` whose
   message names one of the corrupted arguments (scikit-learn's ``InvalidParameterError`` is
-  both);
+  both), or one of the stressed arguments (a refusal of an extreme argument may come before
+  the corrupted one is looked at);
 * the input is valid but extreme (stress), and the call raised such an error naming one of
   the stressed arguments;
 * the input is valid, and the call returned finite arrays equal to those of the canonical
@@ -89,7 +90,7 @@ def check(run, case, aliases=None):
                 f"corrupted {sorted(corrupt)}: {type(outcome).__name__} instead of a "
                 f"ValueError/TypeError naming it"
             ) from outcome
-        if not named(outcome, corrupt):
+        if not named(outcome, corrupt | stress):
             raise AssertionError(
                 f"corrupted {sorted(corrupt)}: the error does not name it: "
                 f"{type(outcome).__name__}: {outcome}"

@@ -41,7 +41,7 @@ def binary_labels(draw, n, bad=False):
     """Two classes, each present: ints, floats, strings or booleans (canonical: codes 0/1).
 
     ``bad``: a missing or NaN label, one label short, one class only or three classes.
-    Labels mixing numbers and strings are stress: scikit-learn refuses them as targets.
+    Labels that scikit-learn's target checks refuse are stress (see below).
     """
     codes = draw(group_codes(n, n_groups=2))
     how = draw(st.sampled_from(("missing", "short", "one class", "three classes"))) if bad else ""
@@ -49,8 +49,11 @@ def binary_labels(draw, n, bad=False):
         codes = np.zeros(n, dtype=int) if how == "one class" else np.arange(n) % 3
         arg = draw(groups(codes, "y", kinds=("int", "str", "float")))[0]
         return Arg(arg.given, arg.canonical, frozenset({"y"}), note=f"{how}: {arg.note}")
-    arg, table, _ = draw(groups(codes, "y", bad=bool(how)))
-    if {type(v) for v in table} >= {str} and len({type(v) for v in table}) > 1:
+    arg, table, container = draw(groups(codes, "y", bad=bool(how)))
+    kinds = {type(v) for v in table}
+    if (kinds >= {str} and len(kinds) > 1) or float in kinds or container == "series":
+        # scikit-learn's target checks refuse mixed labels, non-integral float labels
+        # ("continuous") and object arrays of numbers ("unknown"): stress, refused by name
         return Arg(arg.given, arg.canonical, arg.corrupt, frozenset({"y"}), note=arg.note)
     return arg
 

@@ -134,7 +134,7 @@ def oblivious_ridge_cases(draw):
     n, d, n_test = draw(sizes())
     ridge_args = ("alpha", "mode", "estimation_fraction", "y")
     bad = draw(corrupted(("X", "X_test", *KERNEL_ARGS, *PARTITION_ARGS, *ridge_args)))
-    params, data = draw(partition_setup(n, n_test, bad))
+    params, data = draw(partition_setup(n, n_test, bad, m=1))  # m: a share of the n rows
     params.update(draw(kernel_params(bad)))
     params["alpha"] = draw(
         positive("alpha", bad == "alpha", extreme=(0.0, 5e-324, 1e-300, 1e300, 1.7e308))
@@ -200,7 +200,7 @@ def partition_cases(draw):
         pair = bounds(ds, bad == "partition_bounds").filter(
             lambda a: isinstance(a.given, tuple) and len(a.given) == 2
         )
-        cells = draw(cells_per_axis(ds, bad == "cells_per_axis"))
+        cells = draw(cells_per_axis(ds, n, bad == "cells_per_axis"))
         params = {"partition": ("dyadic", draw(pair), cells)}
     data["values"] = draw(targets(n, name="values", bad=bad == "values"))
     if data[S].corrupt and "short" in data[S].note:  # then values is one longer than S
