@@ -29,16 +29,24 @@ compares a float32 query bit for bit with float64 categories, and its errors nam
 Kernel parameters that do not go through an estimator's ``_parameter_constraints`` (the
 entries of a ``kernel_params`` dict) are checked by :func:`check_kernel_params`, and
 :data:`POSITIVE_FINITE` is the constraint of every kernel width and regulariser.
+
+``X`` and ``y`` go through :func:`validate_data`, scikit-learn's function whose errors always
+name the input they are about: some of scikit-learn's messages do not ("could not convert
+string to float: 'a'", "Found input variables with inconsistent numbers of samples"), and
+:func:`errors_naming` does the same for other checks (scikit-learn's target types).
 """
 
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
 from numbers import Number, Real
 
 import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array
+from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
 __all__ = [
     "POSITIVE_FINITE",
@@ -48,8 +56,10 @@ __all__ = [
     "check_not_given",
     "check_sensitive_features",
     "encode_labels",
+    "errors_naming",
     "label_codes",
     "stack_labels",
+    "validate_data",
 ]
 
 _SHOWN = 10  # values listed in an error message
@@ -422,3 +432,72 @@ def stack_labels(A, B):
     if numeric or (A.dtype.kind == B.dtype.kind == "U"):
         return np.concatenate([A, B])
     return np.concatenate([A.astype(object), B.astype(object)])
+
+
+# --------------------------------------------------------------------------------------------
+# X and y: scikit-learn's validation, with errors that name the input
+
+
+def _names(message, name):
+    """Whether ``message`` names ``name`` as a word (``X`` in "Input X contains NaN")."""
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", message) is not None
+
+
+def _renamed(error, message):
+    """``error`` with ``message``, of the same type where that type takes a message alone."""
+    try:
+        renamed = type(error)(message)
+    except Exception:  # an exception type with another signature
+        renamed = (ValueError if isinstance(error, ValueError) else TypeError)(message)
+    return renamed if isinstance(renamed, (ValueError, TypeError)) else ValueError(message)
+
+
+@contextmanager
+def errors_naming(name):
+    """Re-raise a ``ValueError`` or ``TypeError`` whose message does not name ``name``
+    with ``"{name}: "`` in front (same type, the original as its cause)."""
+    try:
+        yield
+    except (ValueError, TypeError) as error:
+        if _names(str(error), name):
+            raise
+        raise _renamed(error, f"{name}: {error}") from error
+
+
+def _given(value):
+    return not (isinstance(value, str) and value == "no_validation")
+
+
+def validate_data(estimator, X="no_validation", y="no_validation", **check_params):
+    """:func:`sklearn.utils.validation.validate_data`, whose errors name ``X`` or ``y``.
+
+    A ``ValueError`` or ``TypeError`` naming neither input is re-raised (same type, the
+    original as its cause) with the input in front: ``"X: could not convert string to
+    float: 'a'"``, ``"y: Input contains NaN"``, ``"X and y: Found input variables with
+    inconsistent numbers of samples: [10, 9]"``. When both are given, the input at fault is
+    found by checking ``X`` alone (only on this error path).
+    """
+    try:
+        return _sklearn_validate_data(estimator, X, y, **check_params)
+    except (ValueError, TypeError) as error:
+        given = [name for name, value in (("X", X), ("y", y)) if _given(value)]
+        message = str(error)
+        if not given or any(_names(message, name) for name in given):
+            raise
+        if len(given) == 1:
+            culprit = given[0]
+        elif "inconsistent numbers of samples" in message:
+            culprit = "X and y"
+        else:
+            culprit = "X" if _fails(X, check_params) else "y"
+        raise _renamed(error, f"{culprit}: {message}") from error
+
+
+def _fails(X, check_params):
+    """Whether ``X`` alone fails the checks ``validate_data`` made with ``check_params``."""
+    keys = ("accept_sparse", "dtype", "order", "ensure_2d", "allow_nd", "ensure_min_samples")
+    try:
+        check_array(X, **{k: check_params[k] for k in keys if k in check_params})
+    except (ValueError, TypeError):
+        return True
+    return False

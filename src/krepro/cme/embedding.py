@@ -38,7 +38,7 @@ from scipy import linalg, sparse
 from scipy.linalg import lapack
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from krepro.kernels import KERNELS, gram, kernel_params
 from krepro.validation import (
@@ -47,6 +47,7 @@ from krepro.validation import (
     check_kernel_params,
     check_sensitive_features,
     encode_labels,
+    validate_data,
 )
 
 _KERNEL = [StrOptions(set(KERNELS))]

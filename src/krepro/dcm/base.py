@@ -13,7 +13,7 @@ from scipy.spatial.distance import pdist
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from krepro.dcm.core import (
     DEGENERACY_TOL,
@@ -24,7 +24,7 @@ from krepro.dcm.core import (
     smoother_gram,
 )
 from krepro.spectral import EIGENSOLVERS
-from krepro.validation import encode_labels, label_codes
+from krepro.validation import encode_labels, label_codes, validate_data
 
 __all__ = ["APPROXIMATIONS", "median_gamma"]
 

@@ -38,7 +38,7 @@ from scipy import linalg
 from scipy.linalg import lapack
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from krepro.distributed.bands import NestedBands, select_bands
 from krepro.distributed.bootstrap import (
@@ -53,7 +53,7 @@ from krepro.distributed.matern_krr import (
 )
 from krepro.kernels import KERNELS, gram, kernel_params
 from krepro.matern import matern_1d
-from krepro.validation import POSITIVE_FINITE, check_kernel_params
+from krepro.validation import POSITIVE_FINITE, check_kernel_params, validate_data
 
 __all__ = [
     "BootstrapBand",

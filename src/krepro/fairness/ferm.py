@@ -55,11 +55,17 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from krepro.fairness.ferm_dual import solve_exact_dual, solve_ferm_dual, svm_intercept
 from krepro.kernels import gram, kernel_params
-from krepro.validation import POSITIVE_FINITE, check_sensitive_features, encode_labels
+from krepro.validation import (
+    POSITIVE_FINITE,
+    check_sensitive_features,
+    encode_labels,
+    errors_naming,
+    validate_data,
+)
 
 __all__ = ["FERMClassifier", "LinearFERM", "equal_opportunity_gap", "solve_ferm_dual"]
 
@@ -78,16 +84,17 @@ def _binary_targets(estimator, y):
                 "y mixes strings and numbers (e.g. 0 and 'yes'): the two classes must be of "
                 "one type, as in scikit-learn."
             )
-    check_classification_targets(y)
-    y_type = type_of_target(y, input_name="y", raise_unknown=True)
+    with errors_naming("y"):  # scikit-learn's "Unknown label type: continuous"
+        check_classification_targets(y)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
     classes = np.unique(y)
     if len(classes) < 2:
         raise ValueError(
-            f"The number of classes has to be greater than one; got {len(classes)} class."
+            f"y: the number of classes has to be greater than one; got {len(classes)} class."
         )
     if y_type != "binary":
         raise ValueError(
-            f"Only binary classification is supported. The type of the target is {y_type}."
+            f"y: Only binary classification is supported. The type of the target is {y_type}."
         )
     estimator.classes_ = classes
     return np.where(y == classes[1], 1.0, -1.0)
@@ -108,7 +115,8 @@ def _groups(sensitive_features, n_samples):
     )
     if encoder.n_groups_ > 2:
         raise ValueError(
-            f"FERM needs a binary sensitive feature; got {encoder.n_groups_} distinct values "
+            f"sensitive_features: FERM needs a binary sensitive feature; got "
+            f"{encoder.n_groups_} distinct values "
             f"{encoder.categories_[0].tolist()[:10]}."
         )
     return codes

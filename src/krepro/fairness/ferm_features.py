@@ -37,7 +37,7 @@ import numpy as np
 from scipy.linalg import blas
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils.multiclass import unique_labels
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from krepro.fairness.ferm import _binary_targets, _groups, _positive_groups
 from krepro.fairness.ferm_dual import fairness_direction, project_gram
@@ -46,6 +46,7 @@ from krepro.fairness.oblivious_features import (
     KERNEL_CONSTRAINTS,
     KernelFeatureMap,
 )
+from krepro.validation import validate_data
 
 __all__ = ["FERMFeatures", "ferm_projected_gram", "project_out"]
 

@@ -24,11 +24,11 @@ import pandas as pd
 from scipy import linalg
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from krepro.fairness.conditional import FiniteValuePartition
 from krepro.fairness.oblivious import OBLIVIOUS_CONSTRAINTS, ObliviousKernel
-from krepro.validation import check_not_given, check_sensitive_features, stack_labels
+from krepro.validation import check_not_given, check_sensitive_features, stack_labels, validate_data
 
 __all__ = ["MODES", "ObliviousRidge", "ridge_path", "select_by_validation"]
 

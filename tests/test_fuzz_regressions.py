@@ -1,0 +1,110 @@
+"""Regression tests of the bugs the fuzz lane found (``tests/fuzz``; list: FINDINGS.md there).
+
+Each test is the smallest input that showed the bug, and asserts the property of the fuzz
+lane for it: a ``ValueError``/``TypeError`` naming the offending argument, or finite output
+equal to that of the canonical input.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from krepro.cme import ConditionalMeanEmbedding
+from krepro.dcm import COIR, DCM, DICA, FastDCM
+from krepro.distributed import DistributedKernelRidge
+from krepro.fairness import (
+    FERMClassifier,
+    FERMFeatures,
+    LinearEpsilonSVR,
+    LinearFERM,
+    LinearHingeSVC,
+    ObliviousFeatures,
+    ObliviousKernel,
+    ObliviousRidge,
+)
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(12, 2))
+Y_CLASS = np.arange(12) % 2
+Y_REAL = X[:, 0] + 0.1 * RNG.normal(size=12)
+S = (np.arange(12) // 2) % 2
+
+# (estimator, supervised, classification): how each estimator is fitted here
+ESTIMATORS = {
+    "ObliviousKernel": (lambda: ObliviousKernel(gamma=0.5), False, False),
+    "ObliviousFeatures": (lambda: ObliviousFeatures(n_components=4, random_state=0), False, False),
+    "ObliviousRidge": (lambda: ObliviousRidge(gamma=0.5), True, False),
+    "FERMClassifier": (lambda: FERMClassifier(gamma=0.5), True, True),
+    "LinearFERM": (LinearFERM, True, True),
+    "FERMFeatures": (lambda: FERMFeatures(n_components=4, random_state=0), True, True),
+    "LinearHingeSVC": (LinearHingeSVC, True, True),
+    "LinearEpsilonSVR": (LinearEpsilonSVR, True, False),
+    "DCM": (lambda: DCM(gamma=0.5), True, True),
+    "FastDCM": (lambda: FastDCM(gamma=0.5, random_state=0), True, True),
+    "DICA": (lambda: DICA(gamma=0.5), True, True),
+    "COIR": (lambda: COIR(gamma=0.5), True, True),
+    "DistributedKernelRidge": (lambda: DistributedKernelRidge(n_partitions=2), True, False),
+    "ConditionalMeanEmbedding": (ConditionalMeanEmbedding, True, False),
+}
+GROUPED = {"ObliviousKernel", "ObliviousFeatures", "ObliviousRidge", "FERMClassifier"}
+GROUPED |= {"LinearFERM", "FERMFeatures"}
+
+
+def _fit(name, X, y=None):
+    make, supervised, classification = ESTIMATORS[name]
+    args = (X, (Y_CLASS if classification else Y_REAL) if y is None else y) if supervised else (X,)
+    kwargs = {"sensitive_features": S} if name in GROUPED else {}
+    return make().fit(*args, **kwargs)
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_a_string_in_X_is_an_error_naming_X(name):
+    # fuzz: "could not convert string to float: 'a'" named no input (scikit-learn's message)
+    bad = X.astype(object)
+    bad[3, 1] = "a"
+    with pytest.raises(ValueError, match=r"^X: could not convert string to float: 'a'"):
+        _fit(name, bad)
+
+
+@pytest.mark.parametrize("name", [n for n, (_, supervised, _) in ESTIMATORS.items() if supervised])
+def test_a_short_y_is_an_error_naming_X_and_y(name):
+    # fuzz: "Found input variables with inconsistent numbers of samples: [12, 11]"
+    y = Y_CLASS if ESTIMATORS[name][2] else Y_REAL
+    message = r"^X and y: Found input variables with inconsistent|^y must have one entry"
+    with pytest.raises(ValueError, match=message):
+        _fit(name, X, y[:-1])
+
+
+def test_a_string_in_y_is_an_error_naming_y():
+    y = Y_REAL.astype(object)
+    y[2] = "a"
+    with pytest.raises(ValueError, match=r"^y: could not convert string to float"):
+        DistributedKernelRidge(n_partitions=2).fit(X, y)
+
+
+def test_other_feature_names_at_predict_are_an_error_naming_X():
+    # fuzz: "The feature names should match those that were passed during fit." named no input
+    features = ObliviousFeatures(n_components=4, random_state=0)
+    model = features.fit(pd.DataFrame(X, columns=["a", "b"]))
+    with pytest.raises(ValueError, match=r"^X: The feature names should match"):
+        model.transform(pd.DataFrame(X, columns=["a", "c"]))
+
+
+@pytest.mark.parametrize("name", ["FERMClassifier", "LinearFERM", "LinearHingeSVC"])
+def test_classifier_target_errors_name_y(name):
+    # fuzz: "Unknown label type: continuous", "The number of classes has to be greater than
+    # one" and object arrays of numbers ("Unknown label type: unknown") named no input
+    for y, message in [
+        (np.linspace(0, 1, 12), r"^y: Unknown label type: continuous"),
+        (pd.Series(list(Y_CLASS), dtype=object), r"^y: Unknown label type: unknown"),
+        (np.zeros(12, dtype=int), r"\by\b.*class"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            _fit(name, X, y)
+
+
+def test_ferm_three_groups_is_an_error_naming_sensitive_features():
+    with pytest.raises(ValueError, match=r"^sensitive_features: FERM needs a binary sensitive"):
+        FERMClassifier(gamma=0.5).fit(X, Y_CLASS, sensitive_features=np.arange(12) % 3)
