@@ -108,3 +108,11 @@ def test_classifier_target_errors_name_y(name):
 def test_ferm_three_groups_is_an_error_naming_sensitive_features():
     with pytest.raises(ValueError, match=r"^sensitive_features: FERM needs a binary sensitive"):
         FERMClassifier(gamma=0.5).fit(X, Y_CLASS, sensitive_features=np.arange(12) % 3)
+
+
+@pytest.mark.parametrize("name", ["DCM", "FastDCM", "DICA", "COIR"])
+def test_dcm_refuses_points_too_close_for_gamma_naming_X(name):
+    # fuzz: distinct points at scale 1e-300 make every kernel value 1; the refusal said
+    # "The centred training Gram matrix is zero" without naming X
+    with pytest.raises(ValueError, match=r"^X: the centred (training|Nyström) Gram matrix is zero"):
+        _fit(name, X * 1e-300)
