@@ -7,6 +7,9 @@ equal to that of the canonical input.
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -116,3 +119,39 @@ def test_dcm_refuses_points_too_close_for_gamma_naming_X(name):
     # "The centred training Gram matrix is zero" without naming X
     with pytest.raises(ValueError, match=r"^X: the centred (training|Nyström) Gram matrix is zero"):
         _fit(name, X * 1e-300)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_linear_svms_at_extreme_scales_refuse_by_name_or_solve(scale):
+    # fuzz: piqp found no solution at these scales: a RuntimeError naming nothing
+    for model, y in [(LinearHingeSVC(), Y_CLASS), (LinearEpsilonSVR(), Y_REAL * scale)]:
+        try:
+            prediction = model.fit(X * scale, y).predict(X * scale)
+        except ValueError as error:
+            assert re.search(r"\bX\b", str(error)), error
+        else:
+            assert np.isfinite(prediction).all()
+
+
+def test_ferm_scale_gamma_where_the_variance_overflows():
+    # fuzz: X.var() overflowed ("overflow encountered in square") and gamma='scale' became 0
+    scale = 1e156  # X.var() overflows, 1 / (2 X.var()) is a (subnormal) float64 number
+    clf = FERMClassifier().fit(X * scale, Y_CLASS, sensitive_features=S)
+    reference = FERMClassifier().fit(X, Y_CLASS).gamma_
+    assert 0 < clf.gamma_ < np.inf
+    np.testing.assert_allclose(clf.gamma_ / reference * scale * scale, 1.0, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"^X: gamma='scale'"):  # 1e-600: no float64
+        FERMClassifier().fit(X * 1e300, Y_CLASS, sensitive_features=S)
+
+
+def test_linear_ferm_at_1e300_refuses_by_name_or_solves():
+    # fuzz: SVC(kernel="linear") computed X.var() for its unused gamma="scale" (overflow
+    # warning), then libsvm's "The dual coefficients or intercepts are not finite" named nothing
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        try:
+            decision = LinearFERM().fit(X * 1e300, Y_CLASS).decision_function(X)
+        except ValueError as error:
+            assert str(error).startswith("X: "), error
+        else:
+            assert np.isfinite(decision).all()

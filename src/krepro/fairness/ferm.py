@@ -307,8 +307,20 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
 
     def _resolve_gamma(self, X):
         if self.gamma == "scale":
-            variance = X.var()
-            return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                variance = X.var()  # SVC's formula, bit for bit where it is a number
+                gamma = 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+            if 0.0 < gamma < np.inf:
+                return gamma
+            # var(X) = s² var(X / s), s = max |X|: the squares left the float64 range
+            largest = float(np.max(np.abs(X)))
+            gamma = 1.0 / (X.shape[1] * float((X / largest).var())) / largest / largest
+            if not 0.0 < gamma < np.inf:
+                raise ValueError(
+                    f"X: gamma='scale' = 1 / (n_features * X.var()) is not a float64 number at "
+                    f"this scale of X (largest |X| = {largest:.3g}); rescale X or give gamma."
+                )
+            return gamma
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
         return float(self.gamma)
@@ -499,8 +511,11 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
         degenerate = Z.shape[1] == 0  # one feature: only w = 0 is orthogonal to u
         if degenerate:
             Z = np.zeros((X.shape[0], 1))
-        self.svc_ = SVC(kernel="linear", C=self.C, tol=self.tol, max_iter=self.max_iter)
-        self.svc_.fit(Z, y_signed)
+        # gamma is unused by the linear kernel; "scale" would compute X.var(), which
+        # overflows at 1e300
+        self.svc_ = SVC(kernel="linear", C=self.C, gamma=1.0, tol=self.tol, max_iter=self.max_iter)
+        with errors_naming("X"):  # libsvm: "The dual coefficients ... are not finite"
+            self.svc_.fit(Z, y_signed)
         w = self.svc_.coef_[0]
         if degenerate:
             coef = np.zeros(X.shape[1])
