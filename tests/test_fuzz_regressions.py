@@ -14,18 +14,21 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from krepro.cme import ConditionalMeanEmbedding
+from krepro.cme import CMEConditionalMean, ConditionalMeanEmbedding
 from krepro.dcm import COIR, DCM, DICA, FastDCM
 from krepro.distributed import DistributedKernelRidge
 from krepro.fairness import (
+    DyadicPartition,
     FERMClassifier,
     FERMFeatures,
+    FiniteValuePartition,
     LinearEpsilonSVR,
     LinearFERM,
     LinearHingeSVC,
     ObliviousFeatures,
     ObliviousKernel,
     ObliviousRidge,
+    PartitionConditionalMean,
 )
 
 RNG = np.random.default_rng(0)
@@ -155,3 +158,58 @@ def test_linear_ferm_at_1e300_refuses_by_name_or_solves():
             assert str(error).startswith("X: "), error
         else:
             assert np.isfinite(decision).all()
+
+
+def test_integer_labels_beyond_2_53_beside_float_cells_stay_exact():
+    # fuzz: explicit cells [2**53 + 1, 1.5] became float64 (2**53 + 1 -> 2**53), so the
+    # label 2**53 + 1 of the fitted S was no cell, then "never seen in fit" at predict
+    big = 2**53 + 1
+    S_big = np.array([big, 1, 1, big, 1, big])
+    partition = FiniteValuePartition(values=[big, 1, 1.5])
+    model = PartitionConditionalMean(partition).fit(S_big)
+    assert model.cell_index_.tolist() == [2, 0, 0, 2, 0, 2]
+    codes = np.array([2, 0, 0, 2, 0, 2])
+    canonical = PartitionConditionalMean(FiniteValuePartition(values=[2, 0, 1])).fit(codes)
+    values = np.arange(6.0)
+    np.testing.assert_array_equal(
+        model.conditional_mean(values, S_big), canonical.conditional_mean(values, codes)
+    )
+
+
+@pytest.mark.parametrize("estimator", ["partition", "cme"])
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [(np.nan, "values contains NaN"), ("a", "values: could not convert"), (None, "one row per")],
+)
+def test_conditional_mean_values_are_checked(estimator, bad, message):
+    # fuzz: conditional_mean(values, S) returned NaN for a NaN value, and a mismatched
+    # matmul error for values of another length
+    S1 = np.linspace(0.0, 1.0, 8)
+    if estimator == "partition":
+        model = PartitionConditionalMean(DyadicPartition(0.0, 1.0, 2)).fit(S1)
+    else:
+        model = CMEConditionalMean(gamma=1.0).fit(S1)
+    values = np.arange(8.0).astype(object)
+    if bad is None:
+        values = values[:-1]
+    else:
+        values[3] = bad
+    with pytest.raises(ValueError, match=message):
+        model.conditional_mean(values, S1)
+
+
+def test_dyadic_box_wider_than_the_float64_range():
+    # fuzz: partition_bounds=(-1.7e308, 1.7e308): high - low overflowed ("overflow
+    # encountered in subtract") and every point fell in cell 0 or 1 by NaN positions
+    partition = DyadicPartition(-1.7e308, 1.7e308, cells_per_axis=4)
+    S1 = np.array([-1.6e308, -0.5e308, 0.0, 1e308, 1.7e308])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        cells = partition.fit(S1).assign(S1)
+    assert cells.tolist() == [0, 1, 2, 3, 3]
+
+
+def test_points_outside_the_box_are_named_sensitive_features():
+    partition = DyadicPartition(0.0, 0.5, cells_per_axis=2)
+    with pytest.raises(ValueError, match=r"^sensitive_features: 1 sensitive value\(s\) fall"):
+        partition.fit(np.array([0.1, 0.2, 0.7]))

@@ -55,6 +55,7 @@ __all__ = [
     "check_kernel_params",
     "check_not_given",
     "check_sensitive_features",
+    "check_values",
     "encode_labels",
     "errors_naming",
     "label_codes",
@@ -87,7 +88,26 @@ def _as_array(labels):
         objects = np.asarray(labels, dtype=object)
         if not all(isinstance(v, str) for v in objects.ravel()):
             return objects
+    if array.dtype.kind == "f" and not isinstance(labels, np.ndarray):
+        # np.asarray([2**53 + 1, 0.5]) rounds 2**53 + 1 to 2**53: keep such lists as objects.
+        objects = np.asarray(labels, dtype=object)
+        if any(_exact_only(v) for v in objects.ravel()):
+            return objects
     return array
+
+
+def _beyond_float(array):
+    """Whether an integer array holds values float64 cannot represent exactly."""
+    return bool(array.size) and max(abs(int(array.max())), abs(int(array.min()))) > 2**53
+
+
+def _exact_only(value):
+    """An integer that float64 cannot hold exactly (beyond 2**53)."""
+    return (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, bool)
+        and (abs(int(value)) > 2**53)
+    )
 
 
 def _missing(column):
@@ -425,10 +445,14 @@ def check_not_given(value, name):
 def stack_labels(A, B):
     """Rows of the 2-d label arrays ``A`` then ``B``, without converting numbers to strings.
 
-    ``np.concatenate`` of a number and a string array turns the numbers into strings; here
-    arrays that do not share a dtype kind are stacked as objects.
+    ``np.concatenate`` of a number and a string array turns the numbers into strings, and of
+    an integer and a float array rounds integers beyond 2**53; here those are stacked as
+    objects.
     """
     numeric = A.dtype.kind in "biuf" and B.dtype.kind in "biuf"
+    if numeric and "f" in A.dtype.kind + B.dtype.kind:
+        # integers beyond 2**53 would be rounded to float64: stack them as objects
+        numeric = not any(C.dtype.kind in "iu" and _beyond_float(C) for C in (A, B))
     if numeric or (A.dtype.kind == B.dtype.kind == "U"):
         return np.concatenate([A, B])
     return np.concatenate([A.astype(object), B.astype(object)])
@@ -491,6 +515,22 @@ def validate_data(estimator, X="no_validation", y="no_validation", **check_param
         else:
             culprit = "X" if _fails(X, check_params) else "y"
         raise _renamed(error, f"{culprit}: {message}") from error
+
+
+def check_values(values, n_samples, *, name="values"):
+    """Real values :math:`h(x_v)` on ``n_samples`` points: finite float64, shape (m,) or (m, k).
+
+    For the ``conditional_mean(values, S)`` of the conditional-mean estimators: NaN,
+    infinity, strings or another number of rows are errors naming ``name``.
+    """
+    with errors_naming(name):
+        values = check_array(values, ensure_2d=False, dtype=np.float64, input_name=name)
+    if values.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} must have one row per estimation point ({n_samples}), got shape "
+            f"{values.shape}."
+        )
+    return values
 
 
 def _fails(X, check_params):

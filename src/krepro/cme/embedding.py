@@ -46,6 +46,7 @@ from krepro.validation import (
     check_continuous,
     check_kernel_params,
     check_sensitive_features,
+    check_values,
     encode_labels,
     validate_data,
 )
@@ -391,4 +392,4 @@ class CMEConditionalMean(BaseEstimator):
 
     def conditional_mean(self, values, S):
         r"""Kernel estimate :math:`\sum_v \alpha_v(s) h(x_v)` of :math:`E[h(X)\mid S = s]`."""
-        return self.membership(S) @ np.asarray(values, dtype=float)
+        return self.membership(S) @ check_values(values, self.n_cells_)
