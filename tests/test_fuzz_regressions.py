@@ -213,3 +213,52 @@ def test_points_outside_the_box_are_named_sensitive_features():
     partition = DyadicPartition(0.0, 0.5, cells_per_axis=2)
     with pytest.raises(ValueError, match=r"^sensitive_features: 1 sensitive value\(s\) fall"):
         partition.fit(np.array([0.1, 0.2, 0.7]))
+
+
+def test_ridge_loads_that_overflow_name_the_regulariser():
+    # fuzz: alpha = 1.7e308 (CME) and rho = 1.7e308 (distributed ridge) times n overflowed to
+    # inf ("array must not contain infs or NaNs", "overflow encountered in multiply")
+    with pytest.raises(ValueError, match=r"^alpha = 1.7e\+308 times the 12 samples overflows"):
+        ConditionalMeanEmbedding(alpha=1.7e308).fit(X, Y_REAL)
+    with pytest.raises(ValueError, match=r"^rho = 1.7e\+308 times the 6 samples overflows"):
+        DistributedKernelRidge(n_partitions=2, rho=1.7e308).fit(X, Y_REAL)
+    with pytest.raises(ValueError, match=r"^alpha = 1.7e\+308 times"):
+        ObliviousKernel(conditional_mean=CMEConditionalMean(alpha=1.7e308)).fit(
+            X, sensitive_features=X[:, 0]
+        )
+
+
+def test_cme_system_not_positive_definite_names_alpha():
+    # fuzz: alpha = 1e-300 on a rank-deficient linear kernel: LinAlgError "leading minor of
+    # the array is not positive definite"
+    with pytest.raises(ValueError, match=r"not positive definite .*alpha"):
+        ConditionalMeanEmbedding(kernel="linear", alpha=1e-300).fit(X, Y_REAL)
+
+
+def test_cme_results_beyond_float64_are_refused():
+    # fuzz: weights ~1e161 times y ~1e297: "overflow encountered in matmul", inf returned
+    cme = ConditionalMeanEmbedding(kernel="linear", alpha=1e-12, output_kernel="linear")
+    cme.fit(X * 1e-147, Y_REAL * 1e297)
+    with pytest.raises(ValueError, match=r"^X, y: the result leaves the float64 range"):
+        cme.predict_mean(X * 1e297)
+
+
+def test_cme_numeric_output_kernel_names_a_string_y():
+    y = Y_REAL.astype(object)
+    y[4] = "a"
+    with pytest.raises(ValueError, match=r"^y: could not convert string to float"):
+        ConditionalMeanEmbedding(output_kernel="rbf").fit(X, y)
+
+
+def test_gcv_at_extreme_alphas_is_finite():
+    # fuzz: alphas=[1e-300, 1e300]: the GCV sums underflowed, 0 / 0 ("invalid value
+    # encountered in divide") and a NaN score
+    S1 = np.linspace(0.0, 1.0, 10)
+    output_gram = np.exp(-((S1[:, None] - S1[None, :]) ** 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        model = CMEConditionalMean(gamma=1.0, alphas=[1e-300, 1e300]).fit(
+            S1, output_gram=output_gram
+        )
+    assert np.isfinite(model.gcv_scores_).all()
+    assert np.isfinite(model.membership(S1)).all()

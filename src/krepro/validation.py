@@ -56,6 +56,7 @@ __all__ = [
     "check_not_given",
     "check_sensitive_features",
     "check_values",
+    "diagonal_load",
     "encode_labels",
     "errors_naming",
     "label_codes",
@@ -531,6 +532,18 @@ def check_values(values, n_samples, *, name="values"):
             f"{values.shape}."
         )
     return values
+
+
+def diagonal_load(n, regulariser, name):
+    """``n * regulariser``, the diagonal load of a ridge system; an overflow names it."""
+    with np.errstate(over="ignore"):
+        load = n * np.float64(regulariser)
+    if not np.isfinite(load):
+        raise ValueError(
+            f"{name} = {regulariser:g} times the {n} samples overflows float64 (the diagonal "
+            f"load of the ridge system); choose a smaller {name}."
+        )
+    return load
 
 
 def _fails(X, check_params):
