@@ -262,3 +262,34 @@ def test_gcv_at_extreme_alphas_is_finite():
         )
     assert np.isfinite(model.gcv_scores_).all()
     assert np.isfinite(model.membership(S1)).all()
+
+
+@pytest.mark.parametrize("name", ["DCM", "FastDCM", "DICA", "COIR"])
+def test_dcm_extreme_epsilon_is_named_or_solved(name):
+    # fuzz: epsilon = 1e-300 gave LinAlgError "singular matrix" / "leading minor not positive
+    # definite" or a LinAlgWarning (a RuntimeWarning); epsilon = 1.7e308 overflowed N epsilon
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for epsilon in (1e-300, 1.7e308):
+            make = ESTIMATORS[name][0]
+            model = make().set_params(epsilon=epsilon)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    Z = model.fit(X, Y_CLASS, domains=S).transform(X)
+            except ValueError as error:
+                assert re.search(r"\bepsilon\b", str(error)), error
+            else:
+                assert np.isfinite(Z).all()
+
+
+def test_ill_conditioned_ridge_system_is_a_user_warning_naming_alpha():
+    # fuzz: poly kernel of degree 40: scipy's LinAlgWarning ("An ill-conditioned matrix
+    # detected"), a RuntimeWarning, from the ridge solve
+    rng = np.random.default_rng(0)
+    Xr, yr = np.round(rng.normal(size=(12, 2)) * 10) / 10, rng.normal(size=12)
+    model = ObliviousRidge(kernel="poly", degree=40, gamma=1.0, alpha=1e-3, mode="m-oblivious")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.warns(UserWarning, match=r"^alpha: a linear system is ill-conditioned"):
+            model.fit(Xr, yr, sensitive_features=S)
