@@ -293,3 +293,12 @@ def test_ill_conditioned_ridge_system_is_a_user_warning_naming_alpha():
         warnings.simplefilter("error", RuntimeWarning)
         with pytest.warns(UserWarning, match=r"^alpha: a linear system is ill-conditioned"):
             model.fit(Xr, yr, sensitive_features=S)
+
+
+@pytest.mark.parametrize("name", ["FERMClassifier", "LinearFERM", "FERMFeatures", "LinearHingeSVC"])
+def test_classes_mixing_strings_and_numbers_are_refused(name):
+    # fuzz: y = ["", 1, ...] as a list became the strings ["", "1"] (numpy), so classes_
+    # changed type and the positive class flipped against the documented label order
+    y = ["" if c else 1 for c in Y_CLASS]
+    with pytest.raises(ValueError, match=r"^y mixes strings and numbers"):
+        _fit(name, X, y)

@@ -51,6 +51,7 @@ from sklearn.utils.validation import validate_data as _sklearn_validate_data
 __all__ = [
     "POSITIVE_FINITE",
     "GroupEncoder",
+    "check_class_labels",
     "check_continuous",
     "check_kernel_params",
     "check_not_given",
@@ -516,6 +517,27 @@ def validate_data(estimator, X="no_validation", y="no_validation", **check_param
         else:
             culprit = "X" if _fails(X, check_params) else "y"
         raise _renamed(error, f"{culprit}: {message}") from error
+
+
+def check_class_labels(y, *, name="y"):
+    """Refuse class labels that mix strings and numbers, before numpy sees them.
+
+    ``np.asarray(["", 1])`` (what scikit-learn's input checks do to a list or an object
+    array) turns the number into the string ``"1"``: the classes would change type and
+    order (``"1"`` before ``"a"`` as strings, ``1`` before ``"a"`` as labels here). The
+    classifiers of :mod:`krepro` take labels of one type, as scikit-learn's do.
+    """
+    if y is None:
+        return
+    labels = _as_array(y)
+    if labels.dtype.kind == "O":
+        present = [v for v in labels.ravel().tolist() if v is not None and v == v]  # not NaN
+        kinds = {isinstance(v, str) for v in present}
+        if len(kinds) > 1:
+            raise ValueError(
+                f"{name} mixes strings and numbers (e.g. 0 and 'yes'): the classes must be of "
+                "one type, as in scikit-learn."
+            )
 
 
 def check_values(values, n_samples, *, name="values"):

@@ -193,8 +193,8 @@ def features(draw, n, d, name="X", bad=False, predict=False):
         corruption = "none"
     values = _base(rng, pattern, n, d) if pattern != "identical" else np.full((n, d), 0.7)
     stress = set()
-    if pattern in ("identical", "constant_column", "duplicates"):
-        stress.add(name)  # degenerate but valid
+    if pattern in ("identical", "constant_column", "duplicates", "grid"):
+        stress.add(name)  # degenerate but valid (coinciding points, a constant column)
     if encoding in ("float64", "fortran", "list", "frame"):
         if draw(st.integers(0, 5)) == 0:  # one scale per column
             exponents = [draw(scale_exponent()) for _ in range(d)]
@@ -207,12 +207,15 @@ def features(draw, n, d, name="X", bad=False, predict=False):
     elif encoding == "float32":
         k = draw(st.integers(-30, 30))
         values = (values * 10.0**k).astype(np.float32)
+        if abs(k) >= 20:
+            stress.add(name)
         note = f"{pattern} float32 scale 1e{k}"
     elif encoding == "float16":
         values = values.astype(np.float16)
         note = f"{pattern} float16"
     elif encoding in ("int64", "int8"):
         values = np.round(values * 10).astype(encoding)
+        stress.add(name)  # coinciding points are likely (a Nyström set may be all one point)
         note = f"{pattern} {encoding}"
     elif encoding == "bool":
         values = values > 0

@@ -17,7 +17,8 @@ def kernel_params(draw, bad=None, kernels=KERNELS):
     params = {"kernel": plain(kernel), "gamma": draw(gamma(bad=bad == "gamma"))}
     if kernel == "poly":
         params["degree"] = draw(hyper("degree", (1, 2, 3), (40,), (-1, 2.5, "3", np.nan)))
-        params["coef0"] = draw(hyper("coef0", (0.0, 1.0, -1.0), (1e300,), (np.nan, np.inf)))
+        # coef0 < 0: the polynomial kernel is not positive semi-definite (stress)
+        params["coef0"] = draw(hyper("coef0", (0.0, 1.0), (1e300, -1.0), (np.nan, np.inf)))
     if kernel == "matern":
         nu = draw(hyper("nu", (0.5, 1.5, 2.5, 3.5), (), (1.0, -0.5, np.nan), bad == "kernel"))
         corrupt = nu.corrupt | ({"kernel_params"} if nu.corrupt else set())

@@ -36,6 +36,9 @@ pytestmark = pytest.mark.fuzz
 S = "sensitive_features"
 
 
+OBJECT_CONTAINERS = ("series", "category")  # object arrays of numbers to scikit-learn
+
+
 @st.composite
 def binary_labels(draw, n, bad=False):
     """Two classes, each present: ints, floats, strings or booleans (canonical: codes 0/1).
@@ -51,7 +54,9 @@ def binary_labels(draw, n, bad=False):
         return Arg(arg.given, arg.canonical, frozenset({"y"}), note=f"{how}: {arg.note}")
     arg, table, container = draw(groups(codes, "y", bad=bool(how)))
     kinds = {type(v) for v in table}
-    if (kinds >= {str} and len(kinds) > 1) or float in kinds or container == "series":
+    mixed = any(issubclass(k, str) for k in kinds) and len(kinds) > 1
+    floats = any(issubclass(k, float) for k in kinds)
+    if mixed or floats or container in OBJECT_CONTAINERS:
         # scikit-learn's target checks refuse mixed labels, non-integral float labels
         # ("continuous") and object arrays of numbers ("unknown"): stress, refused by name
         return Arg(arg.given, arg.canonical, arg.corrupt, frozenset({"y"}), note=arg.note)
@@ -186,10 +191,15 @@ def run_hinge(params, data):
     return model.decision_function(data["X_test"])
 
 
+# The interior-point QP stops at residuals below tol = 1e-9 (relative): the solutions for
+# two memory layouts of X agree to about that, not to round-off.
+QP_LAYOUT_RTOL = 1e-6
+
+
 @budget("LinearHingeSVC")
 @given(hinge_cases())
 def test_linear_hinge_svc(case):
-    check(run_hinge, case)
+    check(run_hinge, case, layout_rtol=QP_LAYOUT_RTOL)
 
 
 @st.composite
@@ -213,4 +223,4 @@ def run_svr(params, data):
 @budget("LinearEpsilonSVR")
 @given(svr_cases())
 def test_linear_epsilon_svr(case):
-    check(run_svr, case)
+    check(run_svr, case, layout_rtol=QP_LAYOUT_RTOL)

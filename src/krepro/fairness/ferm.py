@@ -61,6 +61,7 @@ from krepro.fairness.ferm_dual import solve_exact_dual, solve_ferm_dual, svm_int
 from krepro.kernels import gram, kernel_params
 from krepro.validation import (
     POSITIVE_FINITE,
+    check_class_labels,
     check_sensitive_features,
     encode_labels,
     errors_naming,
@@ -372,6 +373,7 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         -------
         self : FERMClassifier
         """
+        check_class_labels(y)  # before numpy turns 1 into '1'
         X, y = validate_data(self, X, y, dtype=float)
         y_signed = _binary_targets(self, y)
         s = _groups(sensitive_features, X.shape[0])
@@ -496,6 +498,7 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
         -------
         self : LinearFERM
         """
+        check_class_labels(y)  # before numpy turns 1 into '1'
         X, y = validate_data(self, X, y, dtype=float)
         y_signed = _binary_targets(self, y)
         s = _groups(sensitive_features, X.shape[0])

@@ -46,7 +46,7 @@ from krepro.fairness.oblivious_features import (
     KERNEL_CONSTRAINTS,
     KernelFeatureMap,
 )
-from krepro.validation import validate_data
+from krepro.validation import check_class_labels, validate_data
 
 __all__ = ["FERMFeatures", "ferm_projected_gram", "project_out"]
 
@@ -215,6 +215,7 @@ class FERMFeatures(TransformerMixin, BaseEstimator):
                     "sensitive_features given without y: the FERM direction is the gap between "
                     "the mean features of the positives of the two groups, which needs y."
                 )
+            check_class_labels(y)  # before numpy turns 1 into '1'
             y = column_or_1d(y, warn=True)
             if y.shape[0] != n:
                 raise ValueError(f"y must have one entry per sample ({n}), got shape {y.shape}.")

@@ -36,7 +36,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from krepro.fairness.slack_qp import solve_slack_qp
 from krepro.spectral import top_eigh
-from krepro.validation import POSITIVE_FINITE, errors_naming, validate_data
+from krepro.validation import (
+    POSITIVE_FINITE,
+    check_class_labels,
+    errors_naming,
+    validate_data,
+)
 
 __all__ = ["LinearHingeSVC", "gram_factor", "hinge_svm_objective"]
 
@@ -125,6 +130,7 @@ class LinearHingeSVC(ClassifierMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Solve the primal QP on ``X`` (n_samples, n_features) and binary labels ``y``."""
+        check_class_labels(y)  # before numpy turns 1 into '1'
         X, y = validate_data(self, X, y, dtype=float)
         with errors_naming("y"):  # scikit-learn's "Unknown label type: continuous"
             check_classification_targets(y)
