@@ -44,8 +44,10 @@ from __future__ import annotations
 
 import math
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
+from scipy import linalg
 
 __all__ = [
     "DegenerateKernelWarning",
@@ -280,3 +282,44 @@ def _as_2d(X, name):
     if X.ndim != 2:
         raise ValueError(f"{name} must be a 1-d or 2-d array, got shape {X.shape}.")
     return X
+
+
+@contextmanager
+def named_solves(names, advice):
+    """Linear algebra whose failure names the arguments behind it.
+
+    A ``LinAlgError`` (a singular or indefinite system) in the block becomes a ``ValueError``
+    naming ``names`` with ``advice``; a ``LinAlgWarning`` (an ill-conditioned system, a
+    ``RuntimeWarning`` to scipy) becomes one ``UserWarning`` saying the same: the result is
+    returned, but its accuracy is limited. Other warnings pass unchanged.
+    """
+    # Only the ill-conditioning warnings are collected here; the filters in force (an
+    # "error" filter included) still apply to every other warning where it is raised, and
+    # those shown are shown again once the block is left (also when it raises).
+    caught, failure, ill_conditioned = [], None, False
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.filterwarnings("always", category=linalg.LinAlgWarning)
+            yield
+    except linalg.LinAlgError as error:
+        failure = error
+    finally:
+        for warning in caught:
+            if issubclass(warning.category, linalg.LinAlgWarning):
+                ill_conditioned = True
+            else:
+                warnings.warn_explicit(
+                    warning.message, warning.category, warning.filename, warning.lineno
+                )
+    if failure is not None:
+        raise ValueError(
+            f"{names}: a linear system is singular or not positive definite in floating "
+            f"point ({failure}); {advice}"
+        ) from failure
+    if ill_conditioned:
+        warnings.warn(
+            f"{names}: a linear system is ill-conditioned in floating point, the result is "
+            f"inaccurate; {advice}",
+            UserWarning,
+            stacklevel=3,
+        )

@@ -29,27 +29,40 @@ compares a float32 query bit for bit with float64 categories, and its errors nam
 Kernel parameters that do not go through an estimator's ``_parameter_constraints`` (the
 entries of a ``kernel_params`` dict) are checked by :func:`check_kernel_params`, and
 :data:`POSITIVE_FINITE` is the constraint of every kernel width and regulariser.
+
+``X`` and ``y`` go through :func:`validate_data`, scikit-learn's function whose errors always
+name the input they are about: some of scikit-learn's messages do not ("could not convert
+string to float: 'a'", "Found input variables with inconsistent numbers of samples"), and
+:func:`errors_naming` does the same for other checks (scikit-learn's target types).
 """
 
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
 from numbers import Number, Real
 
 import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array
+from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
 __all__ = [
     "POSITIVE_FINITE",
     "GroupEncoder",
+    "check_class_labels",
     "check_continuous",
     "check_kernel_params",
     "check_not_given",
     "check_sensitive_features",
+    "check_values",
+    "diagonal_load",
     "encode_labels",
+    "errors_naming",
     "label_codes",
     "stack_labels",
+    "validate_data",
 ]
 
 _SHOWN = 10  # values listed in an error message
@@ -77,7 +90,26 @@ def _as_array(labels):
         objects = np.asarray(labels, dtype=object)
         if not all(isinstance(v, str) for v in objects.ravel()):
             return objects
+    if array.dtype.kind == "f" and not isinstance(labels, np.ndarray):
+        # np.asarray([2**53 + 1, 0.5]) rounds 2**53 + 1 to 2**53: keep such lists as objects.
+        objects = np.asarray(labels, dtype=object)
+        if any(_exact_only(v) for v in objects.ravel()):
+            return objects
     return array
+
+
+def _beyond_float(array):
+    """Whether an integer array holds values float64 cannot represent exactly."""
+    return bool(array.size) and max(abs(int(array.max())), abs(int(array.min()))) > 2**53
+
+
+def _exact_only(value):
+    """An integer that float64 cannot hold exactly (beyond 2**53)."""
+    return (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, bool)
+        and (abs(int(value)) > 2**53)
+    )
 
 
 def _missing(column):
@@ -415,10 +447,132 @@ def check_not_given(value, name):
 def stack_labels(A, B):
     """Rows of the 2-d label arrays ``A`` then ``B``, without converting numbers to strings.
 
-    ``np.concatenate`` of a number and a string array turns the numbers into strings; here
-    arrays that do not share a dtype kind are stacked as objects.
+    ``np.concatenate`` of a number and a string array turns the numbers into strings, and of
+    an integer and a float array rounds integers beyond 2**53; here those are stacked as
+    objects.
     """
     numeric = A.dtype.kind in "biuf" and B.dtype.kind in "biuf"
+    if numeric and "f" in A.dtype.kind + B.dtype.kind:
+        # integers beyond 2**53 would be rounded to float64: stack them as objects
+        numeric = not any(C.dtype.kind in "iu" and _beyond_float(C) for C in (A, B))
     if numeric or (A.dtype.kind == B.dtype.kind == "U"):
         return np.concatenate([A, B])
     return np.concatenate([A.astype(object), B.astype(object)])
+
+
+# --------------------------------------------------------------------------------------------
+# X and y: scikit-learn's validation, with errors that name the input
+
+
+def _names(message, name):
+    """Whether ``message`` names ``name`` as a word (``X`` in "Input X contains NaN")."""
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", message) is not None
+
+
+def _renamed(error, message):
+    """``error`` with ``message``, of the same type where that type takes a message alone."""
+    try:
+        renamed = type(error)(message)
+    except Exception:  # an exception type with another signature
+        renamed = (ValueError if isinstance(error, ValueError) else TypeError)(message)
+    return renamed if isinstance(renamed, (ValueError, TypeError)) else ValueError(message)
+
+
+@contextmanager
+def errors_naming(name):
+    """Re-raise a ``ValueError`` or ``TypeError`` whose message does not name ``name``
+    with ``"{name}: "`` in front (same type, the original as its cause)."""
+    try:
+        yield
+    except (ValueError, TypeError) as error:
+        if _names(str(error), name):
+            raise
+        raise _renamed(error, f"{name}: {error}") from error
+
+
+def _given(value):
+    return not (isinstance(value, str) and value == "no_validation")
+
+
+def validate_data(estimator, X="no_validation", y="no_validation", **check_params):
+    """:func:`sklearn.utils.validation.validate_data`, whose errors name ``X`` or ``y``.
+
+    A ``ValueError`` or ``TypeError`` naming neither input is re-raised (same type, the
+    original as its cause) with the input in front: ``"X: could not convert string to
+    float: 'a'"``, ``"y: Input contains NaN"``, ``"X and y: Found input variables with
+    inconsistent numbers of samples: [10, 9]"``. When both are given, the input at fault is
+    found by checking ``X`` alone (only on this error path).
+    """
+    try:
+        return _sklearn_validate_data(estimator, X, y, **check_params)
+    except (ValueError, TypeError) as error:
+        given = [name for name, value in (("X", X), ("y", y)) if _given(value)]
+        message = str(error)
+        if not given or any(_names(message, name) for name in given):
+            raise
+        if len(given) == 1:
+            culprit = given[0]
+        elif "inconsistent numbers of samples" in message:
+            culprit = "X and y"
+        else:
+            culprit = "X" if _fails(X, check_params) else "y"
+        raise _renamed(error, f"{culprit}: {message}") from error
+
+
+def check_class_labels(y, *, name="y"):
+    """Refuse class labels that mix strings and numbers, before numpy sees them.
+
+    ``np.asarray(["", 1])`` (what scikit-learn's input checks do to a list or an object
+    array) turns the number into the string ``"1"``: the classes would change type and
+    order (``"1"`` before ``"a"`` as strings, ``1`` before ``"a"`` as labels here). The
+    classifiers of :mod:`krepro` take labels of one type, as scikit-learn's do.
+    """
+    if y is None:
+        return
+    labels = _as_array(y)
+    if labels.dtype.kind == "O":
+        present = [v for v in labels.ravel().tolist() if v is not None and v == v]  # not NaN
+        kinds = {isinstance(v, str) for v in present}
+        if len(kinds) > 1:
+            raise ValueError(
+                f"{name} mixes strings and numbers (e.g. 0 and 'yes'): the classes must be of "
+                "one type, as in scikit-learn."
+            )
+
+
+def check_values(values, n_samples, *, name="values"):
+    """Real values :math:`h(x_v)` on ``n_samples`` points: finite float64, shape (m,) or (m, k).
+
+    For the ``conditional_mean(values, S)`` of the conditional-mean estimators: NaN,
+    infinity, strings or another number of rows are errors naming ``name``.
+    """
+    with errors_naming(name):
+        values = check_array(values, ensure_2d=False, dtype=np.float64, input_name=name)
+    if values.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} must have one row per estimation point ({n_samples}), got shape "
+            f"{values.shape}."
+        )
+    return values
+
+
+def diagonal_load(n, regulariser, name):
+    """``n * regulariser``, the diagonal load of a ridge system; an overflow names it."""
+    with np.errstate(over="ignore"):
+        load = n * np.float64(regulariser)
+    if not np.isfinite(load):
+        raise ValueError(
+            f"{name} = {regulariser:g} times the {n} samples overflows float64 (the diagonal "
+            f"load of the ridge system); choose a smaller {name}."
+        )
+    return load
+
+
+def _fails(X, check_params):
+    """Whether ``X`` alone fails the checks ``validate_data`` made with ``check_params``."""
+    keys = ("accept_sparse", "dtype", "order", "ensure_2d", "allow_nd", "ensure_min_samples")
+    try:
+        check_array(X, **{k: check_params[k] for k in keys if k in check_params})
+    except (ValueError, TypeError):
+        return True
+    return False

@@ -38,7 +38,7 @@ from scipy import linalg, sparse
 from scipy.linalg import lapack
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from krepro.kernels import KERNELS, gram, kernel_params
 from krepro.validation import (
@@ -46,7 +46,11 @@ from krepro.validation import (
     check_continuous,
     check_kernel_params,
     check_sensitive_features,
+    check_values,
+    diagonal_load,
     encode_labels,
+    errors_naming,
+    validate_data,
 )
 
 _KERNEL = [StrOptions(set(KERNELS))]
@@ -166,6 +170,9 @@ class ConditionalMeanEmbedding(BaseEstimator):
         X, y = validate_data(self, X, y, multi_output=True)
         check_kernel_params(self.output_kernel_params, name="output_kernel_params")
         n = X.shape[0]
+        if self.output_kernel != "delta" and y.dtype.kind not in "biuf":
+            with errors_naming("y"):  # numbers for the output kernel, checked here
+                check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
         if y.dtype.kind == "O":
             # Labels (e.g. for the delta output kernel): a missing one is an error naming y,
             # and mixed numbers and strings are ordered as the group encoder orders them.
@@ -175,8 +182,15 @@ class ConditionalMeanEmbedding(BaseEstimator):
         else:
             classes = np.unique(y, axis=0) if y.ndim > 1 else np.unique(y)
         system = self._input_kernel(X)
-        system[np.diag_indices_from(system)] += n * self.alpha
-        self.cholesky_ = linalg.cho_factor(system, lower=True)
+        system[np.diag_indices_from(system)] += diagonal_load(n, self.alpha, "alpha")
+        try:
+            self.cholesky_ = linalg.cho_factor(system, lower=True)
+        except linalg.LinAlgError as error:
+            raise ValueError(
+                f"K(X, X) + n * alpha * I is not positive definite in floating point (alpha = "
+                f"{self.alpha:g}): increase alpha, or check the kernel on X (the scale of X, "
+                f"coef0 >= 0 for 'poly')."
+            ) from error
         self.X_fit_ = X
         self.Y_fit_ = y
         self.classes_ = classes
@@ -192,7 +206,7 @@ class ConditionalMeanEmbedding(BaseEstimator):
         """
         check_is_fitted(self, "cholesky_")
         X = validate_data(self, X, reset=False)
-        return linalg.cho_solve(self.cholesky_, self._input_kernel(self.X_fit_, X)).T
+        return _finite(linalg.cho_solve(self.cholesky_, self._input_kernel(self.X_fit_, X)).T)
 
     def embedding(self, X, Y_eval):
         r"""Predicted embedding evaluated at output points, :math:`\hat\mu_{Y|x}(y')`.
@@ -204,13 +218,17 @@ class ConditionalMeanEmbedding(BaseEstimator):
         -------
         values : ndarray of shape (n_queries, n_eval)
         """
-        return self.weights(X) @ self._output_kernel(self.Y_fit_, Y_eval)
+        weights = self.weights(X)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _finite(weights @ self._output_kernel(self.Y_fit_, Y_eval))
 
     def embedding_inner(self, X_a, X_b):
         r""":math:`\langle \hat\mu_{Y|a_i}, \hat\mu_{Y|b_j}\rangle = \alpha(a_i)^\top L\,
         \alpha(b_j)`, with :math:`L` the output Gram matrix of the training responses."""
         L = self._output_kernel(self.Y_fit_)
-        return self.weights(X_a) @ L @ self.weights(X_b).T
+        weights_a, weights_b = self.weights(X_a), self.weights(X_b)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _finite(weights_a @ L @ weights_b.T)
 
     def predict_mean(self, X):
         r"""Conditional mean :math:`\sum_i \alpha_i(x) y_i` (the embedding under ``"linear"``).
@@ -222,7 +240,9 @@ class ConditionalMeanEmbedding(BaseEstimator):
                 f'predict_mean needs output_kernel="linear" (the embedding of the mean); '
                 f"got {self.output_kernel!r}."
             )
-        return self.weights(X) @ np.asarray(self.Y_fit_, dtype=float)
+        weights = self.weights(X)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _finite(weights @ np.asarray(self.Y_fit_, dtype=float))
 
     def category_scores(self, X):
         r"""Category weights :math:`\sum_i \alpha_i(x)\,1\{y_i = c\}` for each class ``c``.
@@ -240,7 +260,19 @@ class ConditionalMeanEmbedding(BaseEstimator):
         """
         weights = self.weights(X)
         y = self.Y_fit_
-        return weights @ gram(y, self.classes_, "delta")
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _finite(weights @ gram(y, self.classes_, "delta"))
+
+
+def _finite(values):
+    """``values``, or a ``ValueError`` where the result has left the float64 range."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            "X, y: the result leaves the float64 range at this scale of X and y (the weights "
+            "(K + n alpha I)^-1 k_x or their products with y overflow); rescale X and y, or "
+            "increase alpha."
+        )
+    return values
 
 
 def _range_eigenpairs(K):
@@ -356,10 +388,20 @@ class CMEConditionalMean(BaseEstimator):
         rotated = np.einsum("ij,ij->j", eigenvectors, output_gram @ eigenvectors)
         n_null = m - len(eigenvalues)
         null = float(np.trace(output_gram) - rotated.sum()) if n_null else 0.0
-        shrink = m * grid[:, None] / (eigenvalues[None, :] + m * grid[:, None])
-        residual = (shrink**2) @ rotated + null
-        self.gcv_scores_ = m * residual / (shrink.sum(axis=1) + n_null) ** 2
-        return float(grid[int(np.argmin(self.gcv_scores_))])
+        with np.errstate(under="ignore", invalid="ignore", divide="ignore", over="ignore"):
+            shrink = m * grid[:, None] / (eigenvalues[None, :] + m * grid[:, None])
+            residual = (shrink**2) @ rotated + null
+            scores = m * residual / (shrink.sum(axis=1) + n_null) ** 2
+            if n_null == 0:  # where mλ ≪ every eigenvalue the sums underflow (0 / 0):
+                share = shrink / shrink.sum(axis=1, keepdims=True)  # the same ratio, scaled
+                scores = np.where(np.isfinite(scores), scores, m * (share**2) @ rotated)
+        if not np.any(np.isfinite(scores)):
+            raise ValueError(
+                f"alphas: the GCV criterion is not a number for any value of {self.alphas!r} "
+                f"(they are too extreme against the kernel matrix of S)."
+            )
+        self.gcv_scores_ = scores
+        return float(grid[int(np.argmin(np.where(np.isfinite(scores), scores, np.inf)))])
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, S, output_gram=None):
@@ -390,4 +432,4 @@ class CMEConditionalMean(BaseEstimator):
 
     def conditional_mean(self, values, S):
         r"""Kernel estimate :math:`\sum_v \alpha_v(s) h(x_v)` of :math:`E[h(X)\mid S = s]`."""
-        return self.membership(S) @ np.asarray(values, dtype=float)
+        return self.membership(S) @ check_values(values, self.n_cells_)

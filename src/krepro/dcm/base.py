@@ -13,7 +13,7 @@ from scipy.spatial.distance import pdist
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from krepro.dcm.core import (
     DEGENERACY_TOL,
@@ -23,12 +23,16 @@ from krepro.dcm.core import (
     smoother_factor,
     smoother_gram,
 )
+from krepro.kernel_safety import named_solves
 from krepro.spectral import EIGENSOLVERS
-from krepro.validation import encode_labels, label_codes
+from krepro.validation import diagonal_load, encode_labels, label_codes, validate_data
 
 __all__ = ["APPROXIMATIONS", "median_gamma"]
 
 APPROXIMATIONS = ("exact", "nystroem")
+
+
+SOLVE_ADVICE = "increase epsilon (or ridge), or check X for (nearly) coinciding points."
 
 
 def median_gamma(values, max_points=2000):
@@ -107,7 +111,7 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
         key = (name, F_key, kind, gamma, values.tobytes(), self.epsilon)
         if key not in cache:
             factor = output_factor(values, kind, gamma, self.center, landmarks, self.pinv_tol)
-            ridge = F.shape[0] * self.epsilon
+            ridge = diagonal_load(F.shape[0], self.epsilon, "epsilon")
             cache[key] = {
                 "gram": smoother_gram(F, factor, ridge),
                 "factor": smoother_factor(F, factor, ridge),
@@ -150,7 +154,8 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
         self.gamma_ = key[1]
         if key not in cache:
             start, wall = time.process_time(), time.perf_counter()
-            cache[key] = self._feature_map(X, landmarks, self.gamma_)
+            with named_solves("X, epsilon", SOLVE_ADVICE):
+                cache[key] = self._feature_map(X, landmarks, self.gamma_)
             cache[("time", key)] = time.process_time() - start
             cache[("wall", key)] = time.perf_counter() - wall
         self.feature_map_ = cache[key]
@@ -162,7 +167,8 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
             )
         F = self.feature_map_.F
         m = min(int(self.n_components), F.shape[1])
-        values, W = self._solve(X, y, domains, cache, key, landmarks, m)
+        with named_solves("X, epsilon", SOLVE_ADVICE):
+            values, W = self._solve(X, y, domains, cache, key, landmarks, m)
         if W.shape[1] < int(self.n_components):
             warnings.warn(
                 f"{type(self).__name__}: n_components={self.n_components} but only"

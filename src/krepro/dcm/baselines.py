@@ -13,6 +13,7 @@ from krepro.dcm.core import (
     coir_solve,
     dica_solve,
 )
+from krepro.validation import diagonal_load
 
 __all__ = ["COIR", "DICA"]
 
@@ -80,7 +81,7 @@ class DICA(_DomainProjection):
     def _solve(self, X, y, domains, cache, key, landmarks, m):
         fmap = self.feature_map_
         n = X.shape[0]
-        lam = n * self.epsilon if self.ridge is None else float(self.ridge)
+        lam = diagonal_load(n, self.epsilon, "epsilon") if self.ridge is None else float(self.ridge)
         T_q = between_domain_covariance(fmap.F, domains)
         T_y = B_y = None
         if self.supervised:
@@ -136,4 +137,5 @@ class COIR(_DomainProjection):
         fmap = self.feature_map_
         T_y = self._T_y(y, cache, key, landmarks)
         B_y = self._T_y(y, cache, key, landmarks, part="factor")
-        return coir_solve(fmap.eigenvalues, T_y, m, X.shape[0] * self.epsilon, factor=B_y)
+        ridge = diagonal_load(X.shape[0], self.epsilon, "epsilon")
+        return coir_solve(fmap.eigenvalues, T_y, m, ridge, factor=B_y)

@@ -138,8 +138,8 @@ class ExactFeatureMap:
             if "not positive" not in str(error):
                 raise
             raise ValueError(
-                "The centred training Gram matrix is zero: all points coincide, or gamma is so "
-                "small against their spread that every kernel value rounds to 1."
+                "X: the centred training Gram matrix is zero: all points coincide, or gamma is "
+                "so small against their spread that every kernel value rounds to 1."
             ) from None
         self.eigenvalues = values
         self.projector = vectors / np.sqrt(values)
@@ -217,8 +217,8 @@ class NystroemFeatureMap:
         F, self.eigenvalues, V = _orthogonalize((C - self.column_mean) @ P, rank_tol)
         if F.shape[1] == 0:
             raise ValueError(
-                "The centred Nyström Gram matrix is zero: all landmarks coincide, or gamma is "
-                "so small against their spread that every kernel value rounds to 1."
+                "X: the centred Nyström Gram matrix is zero: all landmarks coincide, or gamma "
+                "is so small against their spread that every kernel value rounds to 1."
             )
         self.F = F
         self.projector = P @ V

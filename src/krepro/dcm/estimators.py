@@ -70,7 +70,7 @@ from krepro.dcm.core import (
     fastdcm_paper,
     kernel_block,
 )
-from krepro.validation import label_codes
+from krepro.validation import diagonal_load, label_codes
 
 __all__ = ["APPROXIMATIONS", "COIR", "DCM", "DICA", "FastDCM", "fit_shared", "median_gamma"]
 
@@ -171,7 +171,7 @@ class DCM(_DomainProjection):
         T_y = self._T_y(y, cache, key, landmarks)
         T_d = self._T_d(domains, cache, key, landmarks)
         a = 1.0 / n if self.scale_n else 1.0
-        rho = n * self.epsilon if self.regularize else 0.0
+        rho = diagonal_load(n, self.epsilon, "epsilon") if self.regularize else 0.0
         factors = (
             self._T_y(y, cache, key, landmarks, part="factor"),
             self._T_d(domains, cache, key, landmarks, part="factor"),

@@ -38,7 +38,7 @@ from scipy import linalg
 from scipy.linalg import lapack
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from krepro.distributed.bands import NestedBands, select_bands
 from krepro.distributed.bootstrap import (
@@ -53,7 +53,7 @@ from krepro.distributed.matern_krr import (
 )
 from krepro.kernels import KERNELS, gram, kernel_params
 from krepro.matern import matern_1d
-from krepro.validation import POSITIVE_FINITE, check_kernel_params
+from krepro.validation import POSITIVE_FINITE, check_kernel_params, diagonal_load, validate_data
 
 __all__ = [
     "BootstrapBand",
@@ -220,13 +220,14 @@ class DistributedKernelRidge(RegressorMixin, BaseEstimator):
         dual_coef = np.empty(X.shape[0])
         for start, stop in itertools.pairwise(bounds):
             system = self._gram(X[start:stop])
-            system[np.diag_indices_from(system)] += (stop - start) * rho
+            system[np.diag_indices_from(system)] += diagonal_load(stop - start, rho, "rho")
             try:
                 factor = linalg.cho_factor(system, lower=True, overwrite_a=True)
             except linalg.LinAlgError as error:
                 raise ValueError(
                     f"The local system of rows {start}:{stop} is not positive definite in"
-                    f" floating point (rho = {rho:g}); increase rho."
+                    f" floating point (rho = {rho:g}); increase rho, or check the kernel on X"
+                    f" (the scale of X, coef0 >= 0 for 'poly')."
                 ) from error
             dual_coef[start:stop] = linalg.cho_solve(factor, y[start:stop])
         self.X_fit_ = X

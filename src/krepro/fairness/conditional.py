@@ -38,6 +38,7 @@ from krepro.validation import (
     GroupEncoder,
     check_continuous,
     check_sensitive_features,
+    check_values,
     stack_labels,
 )
 
@@ -249,12 +250,18 @@ class DyadicPartition(BaseEstimator):
         if np.any(outside):
             first = int(np.flatnonzero(outside)[0])
             raise ValueError(
-                f"{int(outside.sum())} sensitive value(s) fall outside the partition box "
-                f"[{self.low_.tolist()}, {self.high_.tolist()}], e.g. row {first}: "
-                f"{S[first].tolist()}."
+                f"sensitive_features: {int(outside.sum())} sensitive value(s) fall outside the "
+                f"partition box [{self.low_.tolist()}, {self.high_.tolist()}] "
+                f"(partition_bounds), e.g. row {first}: {S[first].tolist()}."
             )
         ell = int(self.cells_per_axis)
-        position = np.floor((S - self.low_) / (self.high_ - self.low_) * ell).astype(int)
+        with np.errstate(over="ignore"):
+            width = self.high_ - self.low_
+        if np.all(np.isfinite(width)):
+            fraction = (S - self.low_) / width
+        else:  # a box wider than the float64 range: halves (exact but for subnormals)
+            fraction = (S / 2 - self.low_ / 2) / (self.high_ / 2 - self.low_ / 2)
+        position = np.floor(fraction * ell).astype(int)
         position = np.minimum(position, ell - 1)  # the upper boundary belongs to the last cell
         return np.ravel_multi_index(tuple(position.T), (ell,) * self.n_features_)
 
@@ -385,5 +392,5 @@ class PartitionConditionalMean(BaseEstimator):
         ``(m, k)``); this is the scalar version of the Hilbert-space estimator, since
         :math:`\langle h, E_n(\varphi(X)|S\in B)\rangle = E_n(h(X)|S \in B)`.
         """
-        values = np.asarray(values, dtype=float)
+        values = check_values(values, self.weights_.shape[0])
         return self.membership(S) @ (self.weights_.T @ values)

@@ -55,11 +55,18 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from krepro.fairness.ferm_dual import solve_exact_dual, solve_ferm_dual, svm_intercept
 from krepro.kernels import gram, kernel_params
-from krepro.validation import POSITIVE_FINITE, check_sensitive_features, encode_labels
+from krepro.validation import (
+    POSITIVE_FINITE,
+    check_class_labels,
+    check_sensitive_features,
+    encode_labels,
+    errors_naming,
+    validate_data,
+)
 
 __all__ = ["FERMClassifier", "LinearFERM", "equal_opportunity_gap", "solve_ferm_dual"]
 
@@ -78,16 +85,17 @@ def _binary_targets(estimator, y):
                 "y mixes strings and numbers (e.g. 0 and 'yes'): the two classes must be of "
                 "one type, as in scikit-learn."
             )
-    check_classification_targets(y)
-    y_type = type_of_target(y, input_name="y", raise_unknown=True)
+    with errors_naming("y"):  # scikit-learn's "Unknown label type: continuous"
+        check_classification_targets(y)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
     classes = np.unique(y)
     if len(classes) < 2:
         raise ValueError(
-            f"The number of classes has to be greater than one; got {len(classes)} class."
+            f"y: the number of classes has to be greater than one; got {len(classes)} class."
         )
     if y_type != "binary":
         raise ValueError(
-            f"Only binary classification is supported. The type of the target is {y_type}."
+            f"y: Only binary classification is supported. The type of the target is {y_type}."
         )
     estimator.classes_ = classes
     return np.where(y == classes[1], 1.0, -1.0)
@@ -108,7 +116,8 @@ def _groups(sensitive_features, n_samples):
     )
     if encoder.n_groups_ > 2:
         raise ValueError(
-            f"FERM needs a binary sensitive feature; got {encoder.n_groups_} distinct values "
+            f"sensitive_features: FERM needs a binary sensitive feature; got "
+            f"{encoder.n_groups_} distinct values "
             f"{encoder.categories_[0].tolist()[:10]}."
         )
     return codes
@@ -299,8 +308,20 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
 
     def _resolve_gamma(self, X):
         if self.gamma == "scale":
-            variance = X.var()
-            return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                variance = X.var()  # SVC's formula, bit for bit where it is a number
+                gamma = 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+            if 0.0 < gamma < np.inf:
+                return gamma
+            # var(X) = s² var(X / s), s = max |X|: the squares left the float64 range
+            largest = float(np.max(np.abs(X)))
+            gamma = 1.0 / (X.shape[1] * float((X / largest).var())) / largest / largest
+            if not 0.0 < gamma < np.inf:
+                raise ValueError(
+                    f"X: gamma='scale' = 1 / (n_features * X.var()) is not a float64 number at "
+                    f"this scale of X (largest |X| = {largest:.3g}); rescale X or give gamma."
+                )
+            return gamma
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
         return float(self.gamma)
@@ -352,6 +373,7 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         -------
         self : FERMClassifier
         """
+        check_class_labels(y)  # before numpy turns 1 into '1'
         X, y = validate_data(self, X, y, dtype=float)
         y_signed = _binary_targets(self, y)
         s = _groups(sensitive_features, X.shape[0])
@@ -476,6 +498,7 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
         -------
         self : LinearFERM
         """
+        check_class_labels(y)  # before numpy turns 1 into '1'
         X, y = validate_data(self, X, y, dtype=float)
         y_signed = _binary_targets(self, y)
         s = _groups(sensitive_features, X.shape[0])
@@ -491,8 +514,11 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
         degenerate = Z.shape[1] == 0  # one feature: only w = 0 is orthogonal to u
         if degenerate:
             Z = np.zeros((X.shape[0], 1))
-        self.svc_ = SVC(kernel="linear", C=self.C, tol=self.tol, max_iter=self.max_iter)
-        self.svc_.fit(Z, y_signed)
+        # gamma is unused by the linear kernel; "scale" would compute X.var(), which
+        # overflows at 1e300
+        self.svc_ = SVC(kernel="linear", C=self.C, gamma=1.0, tol=self.tol, max_iter=self.max_iter)
+        with errors_naming("X"):  # libsvm: "The dual coefficients ... are not finite"
+            self.svc_.fit(Z, y_signed)
         w = self.svc_.coef_[0]
         if degenerate:
             coef = np.zeros(X.shape[1])

@@ -251,8 +251,14 @@ def _lifted_box_qp(features, y_signed, A, b, C, solver, G=None, h=None, **option
         **options,
     )
     if solution is None:
-        raise RuntimeError(f"QP solver {solver!r} found no solution (n = {n}, C = {C}).")
+        raise ValueError(NO_SOLUTION.format(solver=solver, n=n, C=C))
     return np.clip(solution[:n], 0.0, C)
+
+
+NO_SOLUTION = (
+    "QP solver {solver!r} found no solution (n = {n}, C = {C}): the kernel matrix of X or C "
+    "are outside the range it can handle; rescale X, or choose C nearer 1."
+)
 
 
 def svm_intercept(alpha, y_signed, f0, C, mode, sv_tol):
@@ -292,7 +298,7 @@ def _box_qp(P, q, A, b, C, solver, G=None, h=None, **options):
         **options,
     )
     if alpha is None:
-        raise RuntimeError(f"QP solver {solver!r} found no solution (n = {n}, C = {C}).")
+        raise ValueError(NO_SOLUTION.format(solver=solver, n=n, C=C))
     return np.clip(alpha, 0.0, C)
 
 

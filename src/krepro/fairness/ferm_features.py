@@ -37,7 +37,7 @@ import numpy as np
 from scipy.linalg import blas
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils.multiclass import unique_labels
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from krepro.fairness.ferm import _binary_targets, _groups, _positive_groups
 from krepro.fairness.ferm_dual import fairness_direction, project_gram
@@ -46,6 +46,7 @@ from krepro.fairness.oblivious_features import (
     KERNEL_CONSTRAINTS,
     KernelFeatureMap,
 )
+from krepro.validation import check_class_labels, validate_data
 
 __all__ = ["FERMFeatures", "ferm_projected_gram", "project_out"]
 
@@ -214,6 +215,7 @@ class FERMFeatures(TransformerMixin, BaseEstimator):
                     "sensitive_features given without y: the FERM direction is the gap between "
                     "the mean features of the positives of the two groups, which needs y."
                 )
+            check_class_labels(y)  # before numpy turns 1 into '1'
             y = column_or_1d(y, warn=True)
             if y.shape[0] != n:
                 raise ValueError(f"y must have one entry per sample ({n}), got shape {y.shape}.")

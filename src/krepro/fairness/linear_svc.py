@@ -32,11 +32,16 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from krepro.fairness.slack_qp import solve_slack_qp
 from krepro.spectral import top_eigh
-from krepro.validation import POSITIVE_FINITE
+from krepro.validation import (
+    POSITIVE_FINITE,
+    check_class_labels,
+    errors_naming,
+    validate_data,
+)
 
 __all__ = ["LinearHingeSVC", "gram_factor", "hinge_svm_objective"]
 
@@ -125,12 +130,14 @@ class LinearHingeSVC(ClassifierMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Solve the primal QP on ``X`` (n_samples, n_features) and binary labels ``y``."""
+        check_class_labels(y)  # before numpy turns 1 into '1'
         X, y = validate_data(self, X, y, dtype=float)
-        check_classification_targets(y)
-        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        with errors_naming("y"):  # scikit-learn's "Unknown label type: continuous"
+            check_classification_targets(y)
+            y_type = type_of_target(y, input_name="y", raise_unknown=True)
         if y_type != "binary":
             raise ValueError(
-                f"Only binary classification is supported. The type of the target is {y_type}."
+                f"y: Only binary classification is supported. The type of the target is {y_type}."
             )
         self.classes_, encoded = np.unique(y, return_inverse=True)
         if len(self.classes_) != 2:

@@ -26,10 +26,10 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from krepro.fairness.slack_qp import solve_slack_qp
-from krepro.validation import POSITIVE_FINITE
+from krepro.validation import POSITIVE_FINITE, validate_data
 
 __all__ = ["LinearEpsilonSVR", "epsilon_svr_objective"]
 

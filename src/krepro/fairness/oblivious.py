@@ -44,7 +44,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from krepro.content_key import cached_by_content
 from krepro.fairness.conditional import PartitionConditionalMean, make_partition
@@ -65,7 +65,12 @@ from krepro.kernels import (
     kernel_params,
     warn_if_degenerate_points,
 )
-from krepro.validation import check_kernel_params, check_not_given, check_sensitive_features
+from krepro.validation import (
+    check_kernel_params,
+    check_not_given,
+    check_sensitive_features,
+    validate_data,
+)
 
 # Constraints of the kernel and conditional-mean parameters, shared with krepro.fairness.ridge.
 OBLIVIOUS_CONSTRAINTS = {**KERNEL_CONSTRAINTS, **PARTITION_CONSTRAINTS}

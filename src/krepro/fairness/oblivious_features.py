@@ -36,7 +36,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context, clone
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from krepro.fairness.conditional import PartitionConditionalMean, make_partition
 from krepro.kernel_safety import check_finite
@@ -46,6 +46,7 @@ from krepro.validation import (
     check_kernel_params,
     check_not_given,
     check_sensitive_features,
+    validate_data,
 )
 
 __all__ = [

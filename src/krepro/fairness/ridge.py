@@ -24,11 +24,12 @@ import pandas as pd
 from scipy import linalg
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from krepro.fairness.conditional import FiniteValuePartition
 from krepro.fairness.oblivious import OBLIVIOUS_CONSTRAINTS, ObliviousKernel
-from krepro.validation import check_not_given, check_sensitive_features, stack_labels
+from krepro.kernel_safety import named_solves
+from krepro.validation import check_not_given, check_sensitive_features, stack_labels, validate_data
 
 __all__ = ["MODES", "ObliviousRidge", "ridge_path", "select_by_validation"]
 
@@ -288,14 +289,16 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
         else:
             train_gram = self.oblivious_kernel_.plain_gram(X)
         train_gram[np.diag_indices_from(train_gram)] += self.alpha
-        try:
-            self.dual_coef_ = linalg.solve(train_gram, y, assume_a="pos")
-        except linalg.LinAlgError as error:
-            raise ValueError(
-                f"The ridge system (Gram matrix + alpha I) is singular at alpha={self.alpha!r}: "
-                "the Gram matrix of the training rows is not positive definite (e.g. a linear "
-                "kernel with more rows than features); use alpha > 0."
-            ) from error
+        with named_solves("alpha", "increase alpha."):  # ill-conditioned: a UserWarning
+            try:
+                self.dual_coef_ = linalg.solve(train_gram, y, assume_a="pos")
+            except linalg.LinAlgError as error:
+                raise ValueError(
+                    f"The ridge system (Gram matrix + alpha I) is singular at "
+                    f"alpha={self.alpha!r}: the Gram matrix of the training rows is not "
+                    "positive definite (e.g. a linear kernel with more rows than features); "
+                    "use alpha > 0."
+                ) from error
         self.X_fit_ = X
         self.sensitive_features_fit_ = S
         return self

@@ -40,8 +40,9 @@ def solve_slack_qp(n_features, G, h, *, norm_divisor, slack_cost, solver, tol):
 
     Raises
     ------
-    RuntimeError
-        If the solver returns no (finite) solution.
+    ValueError
+        If the solver returns no (finite) solution: it happens when the data (``X``, ``y``)
+        or ``C`` are far outside the range the solver's tolerances are made for.
     """
     d = n_features
     n = G.shape[1] - d - 1
@@ -52,5 +53,10 @@ def solve_slack_qp(n_features, G, h, *, norm_divisor, slack_cost, solver, tol):
     lower = np.concatenate([np.full(d + 1, -np.inf), np.zeros(n)])
     solution = qpsolvers.solve_qp(P, q, G, h, lb=lower, solver=solver, eps_abs=tol, eps_rel=tol)
     if solution is None or not np.all(np.isfinite(solution)):
-        raise RuntimeError(f"The QP solver {solver!r} found no solution.")
+        scale = float(np.max(np.abs(G.data), initial=0.0))
+        raise ValueError(
+            f"The QP solver {solver!r} found no solution: X, y or C are outside the range it "
+            f"can handle (largest |constraint entry| {scale:.3g}, C = {norm_divisor * slack_cost:g}"
+            f"); rescale X and y, or choose C nearer 1."
+        )
     return solution[:d], float(solution[d])
