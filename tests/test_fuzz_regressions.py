@@ -1,4 +1,4 @@
-"""Regression tests of the bugs the fuzz lane found (``tests/fuzz``; list: FINDINGS.md there).
+"""Regression tests of the bugs the fuzz lane found (``tests/fuzz``), one test per bug.
 
 Each test is the smallest input that showed the bug, and asserts the property of the fuzz
 lane for it: a ``ValueError``/``TypeError`` naming the offending argument, or finite output
@@ -302,3 +302,21 @@ def test_classes_mixing_strings_and_numbers_are_refused(name):
     y = ["" if c else 1 for c in Y_CLASS]
     with pytest.raises(ValueError, match=r"^y mixes strings and numbers"):
         _fit(name, X, y)
+
+
+def test_estimation_fraction_that_rounds_to_no_row_is_named():
+    # fuzz: estimation_fraction = 0.05 of 10 rows rounds to 0 estimation rows; the error
+    # said "needs at least 2 samples ... got n_samples = 10", naming neither the parameter
+    # nor the cause
+    model = ObliviousRidge(gamma=0.5, estimation_fraction=0.05)
+    with pytest.raises(ValueError, match=r"^estimation_fraction = 0.05 of n_samples = 10"):
+        model.fit(X[:10], Y_REAL[:10], sensitive_features=S[:10])
+
+
+def test_ridge_system_singular_at_positive_alpha_names_x():
+    # fuzz: identical rows at scale 1e25 and a cubic kernel: the oblivious Gram is round-off
+    # of size 1e150, alpha = 1 vanishes against it; the error advised "use alpha > 0"
+    Xb = np.full((12, 2), 1e25)
+    model = ObliviousRidge(kernel="poly", gamma=2.0, degree=3, coef0=0.0, alpha=1.0)
+    with pytest.raises(ValueError, match=r"singular at alpha=1.0: .* rows X .* standardise X"):
+        model.fit(Xb, Y_REAL, sensitive_features=S)

@@ -214,10 +214,18 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
             return X, y, S, X_estimation, S_estimation
         n_samples = X.shape[0]
         n_estimation = round(self.estimation_fraction * n_samples)
-        if n_samples < 2 or not 0 < n_estimation < n_samples:
+        if n_samples < 2:
             raise ValueError(
                 f"ObliviousRidge needs at least 2 samples to split into training and "
                 f"estimation rows, got n_samples = {n_samples}."
+            )
+        if not 0 < n_estimation < n_samples:
+            raise ValueError(
+                f"estimation_fraction = {self.estimation_fraction} of n_samples = "
+                f"{n_samples} rounds to {n_estimation} estimation rows; ObliviousRidge "
+                f"needs at least one training and one estimation row: choose "
+                f"estimation_fraction above {0.5 / n_samples:.3g} and below "
+                f"{1 - 0.5 / n_samples:.3g}, or pass X_estimation."
             )
         n_train = n_samples - n_estimation
         if S is None:
@@ -288,16 +296,26 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
             train_gram = self.oblivious_kernel_.gram(X, S)
         else:
             train_gram = self.oblivious_kernel_.plain_gram(X)
+        gram_scale = float(np.max(np.abs(np.diag(train_gram)), initial=0.0))
         train_gram[np.diag_indices_from(train_gram)] += self.alpha
         with named_solves("alpha", "increase alpha."):  # ill-conditioned: a UserWarning
             try:
                 self.dual_coef_ = linalg.solve(train_gram, y, assume_a="pos")
             except linalg.LinAlgError as error:
+                if self.alpha == 0:
+                    advice = (
+                        "the Gram matrix of the training rows X is not positive definite "
+                        "(e.g. a linear kernel with more rows than features); use alpha > 0."
+                    )
+                else:
+                    advice = (
+                        f"alpha is below the round-off of the Gram matrix of the training "
+                        f"rows X (largest diagonal entry {gram_scale:.3g}); standardise X "
+                        "or increase alpha."
+                    )
                 raise ValueError(
-                    f"The ridge system (Gram matrix + alpha I) is singular at "
-                    f"alpha={self.alpha!r}: the Gram matrix of the training rows is not "
-                    "positive definite (e.g. a linear kernel with more rows than features); "
-                    "use alpha > 0."
+                    "The ridge system (Gram matrix + alpha I) is singular at "
+                    f"alpha={self.alpha!r}: {advice}"
                 ) from error
         self.X_fit_ = X
         self.sensitive_features_fit_ = S
