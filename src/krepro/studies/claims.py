@@ -37,6 +37,7 @@ the same verdict.
 from __future__ import annotations
 
 import dataclasses
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -52,9 +53,17 @@ __all__ = [
     "ClaimTest",
     "Effect",
     "Judgement",
+    "EVERY",
+    "FamilyJudgement",
+    "PARTS",
     "bootstrap_stability",
+    "combine_family",
+    "family_stability",
     "judge",
     "judge_family",
+    "judge_settings",
+    "judge_values",
+    "stability_seed",
 ]
 
 SUPERIORITY = "superiority"
@@ -364,3 +373,166 @@ def bootstrap_stability(
     draws = rng.integers(0, n, size=(n_resamples, n))
     same = sum(verdict_of(values[rows]) == observed for rows in draws)
     return same / n_resamples
+
+
+EVERY = "every"
+PARTS = "parts"
+FAMILY_RULES = (EVERY, PARTS)
+PARTLY = "partly reproduced"
+
+
+@dataclasses.dataclass(frozen=True)
+class FamilyJudgement:
+    """The verdict of a claim over a family of settings, with its members' judgements.
+
+    Attributes
+    ----------
+    verdict : str
+        The family's verdict under its rule (:func:`combine_family`).
+    deciding : str
+        The member whose judgement the record reports (the first one that contradicts the
+        claim, else the weakest one that supports it, else the first undecided one).
+    members : dict of str to Judgement
+        Every member's judgement at its Holm level.
+    """
+
+    verdict: str
+    deciding: str
+    members: dict
+
+    @property
+    def judgement(self) -> Judgement:
+        """The deciding member's judgement (the statistics the verdict record carries)."""
+        return self.members[self.deciding]
+
+    def listing(self) -> str:
+        """``name: verdict`` for every member, in order."""
+        return "; ".join(f"{name}: {j.verdict}" for name, j in self.members.items())
+
+
+def _weakness(test: ClaimTest, judgement: Judgement) -> float:
+    """How close a supporting interval comes to not supporting (smaller: weaker)."""
+    if test.test == SUPERIORITY:
+        return judgement.ci_low
+    if test.test == EQUIVALENCE:
+        return judgement.margin - max(abs(judgement.ci_low), abs(judgement.ci_high))
+    return -min(abs(judgement.ci_low), abs(judgement.ci_high))
+
+
+def combine_family(
+    test: ClaimTest, members: Mapping[str, Judgement], rule: str = EVERY
+) -> FamilyJudgement:
+    """The verdict of a family from its members' verdicts.
+
+    Rules
+    -----
+    ``every`` ("in every setting"): reproduced iff every member is; not reproduced iff some
+    member is not; else inconclusive.
+    ``parts`` (the claim names its parts): reproduced iff every member is; not reproduced iff
+    every member is not; ``partly reproduced`` iff some are and some are not; else
+    inconclusive.
+    """
+    if rule not in FAMILY_RULES:
+        raise ValueError(f"rule must be one of {FAMILY_RULES}, got {rule!r}.")
+    if not members:
+        raise ValueError("a family needs at least one member.")
+    verdicts = {name: j.verdict for name, j in members.items()}
+    against = [name for name, v in verdicts.items() if v == NOT_REPRODUCED]
+    support = [name for name, v in verdicts.items() if v == REPRODUCED]
+    undecided = [name for name, v in verdicts.items() if v == INCONCLUSIVE]
+    if not against and not undecided:
+        verdict = REPRODUCED
+    elif rule == EVERY:
+        verdict = NOT_REPRODUCED if against else INCONCLUSIVE
+    elif not support and not undecided:
+        verdict = NOT_REPRODUCED
+    elif support and against:
+        verdict = PARTLY
+    else:
+        verdict = INCONCLUSIVE
+    if verdict == REPRODUCED:
+        deciding = min(support, key=lambda name: _weakness(test, members[name]))
+    elif verdict in (NOT_REPRODUCED, PARTLY):
+        deciding = against[0]
+    else:
+        deciding = undecided[0]
+    return FamilyJudgement(verdict=verdict, deciding=deciding, members=dict(members))
+
+
+def judge_values(test: ClaimTest, values, *, offset: float = 0.0) -> Judgement:
+    """:func:`judge` of the per-repetition ``values`` (minus ``offset``)."""
+    return judge(test, Effect.of(values, offset))
+
+
+def judge_settings(
+    test: ClaimTest, values: Mapping[str, np.ndarray], *, offset=None, rule: str = EVERY
+) -> FamilyJudgement:
+    """A family of settings, each judged from its per-repetition values at its Holm level.
+
+    Parameters
+    ----------
+    test : ClaimTest
+    values : mapping of str to array-like
+        Per-repetition effects of each setting, oriented as the claim reads. Settings that
+        are numerically the same comparison must be passed once.
+    offset : mapping of str to float, optional
+        Subtracted from each setting's values (magnitude claims: the paper's value).
+    rule : str
+        :data:`EVERY` or :data:`PARTS` (:func:`combine_family`).
+    """
+    offset = offset or {}
+    effects = {name: Effect.of(v, offset.get(name, 0.0)) for name, v in values.items()}
+    return combine_family(test, judge_family(test, effects), rule)
+
+
+def family_stability(
+    values: Mapping[str, np.ndarray],
+    verdict_of: Callable[[Mapping[str, np.ndarray]], str],
+    *,
+    paired: bool = True,
+    n_resamples: int = 200,
+    seed: Sequence[int] | int = 0,
+) -> float:
+    """Bootstrap stability of a verdict computed from several settings' repetitions.
+
+    Parameters
+    ----------
+    values : mapping of str to array-like
+        Per-repetition values of each setting (first axis: repetitions).
+    verdict_of : callable
+        Maps such a mapping to a verdict string.
+    paired : bool
+        Whether the settings share their repetitions (repetition ``i`` of every setting used
+        the same draw): then one resample of the indices serves every setting; otherwise each
+        setting is resampled on its own.
+    n_resamples, seed
+        As in :func:`bootstrap_stability`.
+    """
+    arrays = {name: np.asarray(v, dtype=float) for name, v in values.items()}
+    observed = verdict_of(arrays)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    sizes = {name: a.shape[0] for name, a in arrays.items()}
+    if paired and len(set(sizes.values())) != 1:
+        raise ValueError(f"paired settings need equal repetitions, got {sizes}.")
+    same = 0
+    for _ in range(n_resamples):
+        if paired:
+            n = next(iter(sizes.values()))
+            rows = rng.integers(0, n, size=n)
+            resample = {name: a[rows] for name, a in arrays.items()}
+        else:
+            resample = {
+                name: a[rng.integers(0, a.shape[0], size=a.shape[0])]
+                for name, a in arrays.items()
+            }
+        same += verdict_of(resample) == observed
+    return same / n_resamples
+
+
+def stability_seed(*names: str) -> list[int]:
+    """A ``SeedSequence`` entropy for the bootstrap of one claim, from its names.
+
+    The same claim under the same reading gets the same resamples on every run and machine
+    (CRC-32 of each name; the names are e.g. experiment, claim and reading).
+    """
+    return [zlib.crc32(name.encode("utf-8")) for name in names]

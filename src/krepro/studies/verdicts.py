@@ -15,10 +15,26 @@ Evidence rule (:func:`apply_evidence_rule`): a claim judged over repetitions sta
 experiment). Below that number a decisive verdict becomes ``inconclusive``: a verdict is never
 more generous than its evidence.
 
+Claims judged by their logical form (a claim whose entry in ``config/paper_reference.yaml``
+states ``test``, ``margin`` and ``alpha``; :mod:`krepro.studies.claims`) are decided by an
+interval of their effect, not by a repetition count: the record carries the test, the effect,
+the interval, the margin, the level, the size of the family the claim was judged in and the
+**stability** (the share of bootstrap resamples of the repetitions that give the same
+verdict). The evidence rule above applies only to claims that state no test.
+
+Kinds (:data:`KINDS`, the entry's ``kind``, default ``paper claim``): a **paper claim** is
+stated by the paper, an **implied claim** follows from what it states or shows, an
+**extension** is a question the paper does not ask, a **sanity check** tests the pipeline
+rather than the paper, and an **identity** holds by construction or by a theorem the check
+cannot contradict (its detail says which). The scorecard's headline counts paper and implied
+claims only.
+
 Robustness (:func:`assign_robustness`): an experiment run under several readings of an
 ambiguous protocol gets one verdict per reading; a claim is ``robust`` when every reading gives
 the same verdict, ``fragile`` when they differ (the detail names the readings for and
-against) and ``single`` when there is only one reading.
+against) and ``single`` when there is only one reading. Robustness covers the readings of the
+protocol, not sampling: readings share their random draws. Sampling is what ``stability``
+measures.
 """
 
 from __future__ import annotations
@@ -31,7 +47,9 @@ import pandas as pd
 import yaml
 
 __all__ = [
+    "HEADLINE_KINDS",
     "INCONCLUSIVE",
+    "KINDS",
     "NOT_REPRODUCED",
     "PARTLY",
     "REPRODUCED",
@@ -42,7 +60,9 @@ __all__ = [
     "Verdict",
     "apply_evidence_rule",
     "assign_robustness",
+    "claim_kind",
     "claim_verdict",
+    "judgement_detail",
     "paper_reference",
     "required_repetitions",
     "verdicts_frame",
@@ -62,16 +82,33 @@ ROBUSTNESS = (ROBUST, FRAGILE, SINGLE)
 
 PRIMARY = "primary"
 
+PAPER_CLAIM = "paper claim"
+IMPLIED_CLAIM = "implied claim"
+EXTENSION = "extension"
+SANITY_CHECK = "sanity check"
+IDENTITY = "identity"
+KINDS = (PAPER_CLAIM, IMPLIED_CLAIM, EXTENSION, SANITY_CHECK, IDENTITY)
+HEADLINE_KINDS = (PAPER_CLAIM, IMPLIED_CLAIM)
+
 VERDICT_COLUMNS = [
     "paper",
     "experiment",
     "claim_id",
+    "kind",
     "claim",
     "source",
     "protocol",
     "primary",
     "verdict",
     "robustness",
+    "stability",
+    "test",
+    "effect",
+    "ci_low",
+    "ci_high",
+    "margin",
+    "alpha",
+    "family_size",
     "check_verdict",
     "scale",
     "n_repetitions",
@@ -81,6 +118,19 @@ VERDICT_COLUMNS = [
     "tolerance",
     "detail",
 ]
+
+
+_INT_FIELDS = ("n_repetitions", "min_repetitions", "family_size")
+_FLOAT_FIELDS = ("effect", "ci_low", "ci_high", "margin", "alpha", "stability")
+
+
+def _missing_to_none(value):
+    """``None`` for a missing number (``None``, NaN, ``pandas.NA``, empty text)."""
+    if value is None or value is pd.NA or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
 
 
 def _text(value) -> str:
@@ -131,6 +181,21 @@ class Verdict:
     check_verdict : str
         What the check itself read before the evidence rule (equal to ``verdict`` unless the
         rule demoted it): the preview of a small run.
+    kind : str
+        One of :data:`KINDS`.
+    test : str
+        ``superiority``, ``equivalence`` or ``magnitude`` (:mod:`krepro.studies.claims`);
+        empty for a claim that states none.
+    effect, ci_low, ci_high : float or None
+        The effect, oriented as the claim reads, and the interval the verdict read (for a
+        family, those of the member that decides).
+    margin, alpha : float or None
+        The claim's margin and level.
+    family_size : int or None
+        Members of the family of settings the claim was judged over (1: one comparison).
+    stability : float or None
+        Share of bootstrap resamples of the repetitions giving the same verdict (1.0 for an
+        identity; ``None`` where nothing is resampled).
     """
 
     experiment: str
@@ -150,6 +215,15 @@ class Verdict:
     tolerance: str = ""
     robustness: str = SINGLE
     check_verdict: str = ""
+    kind: str = PAPER_CLAIM
+    test: str = ""
+    effect: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    margin: float | None = None
+    alpha: float | None = None
+    family_size: int | None = None
+    stability: float | None = None
 
     def __post_init__(self):
         if not self.check_verdict:
@@ -162,14 +236,16 @@ class Verdict:
             )
         if self.robustness not in ROBUSTNESS:
             raise ValueError(f"robustness must be one of {ROBUSTNESS}, got {self.robustness!r}.")
-        for name in ("paper_value", "measured", "tolerance"):
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}.")
+        for name in ("paper_value", "measured", "tolerance", "test"):
             object.__setattr__(self, name, _text(getattr(self, name)))
-        for name in ("n_repetitions", "min_repetitions"):
-            value = getattr(self, name)
-            if value is not None and not (isinstance(value, float) and math.isnan(value)):
-                object.__setattr__(self, name, int(value))
-            else:
-                object.__setattr__(self, name, None)
+        for name in ("n_repetitions", "min_repetitions", "family_size"):
+            value = _missing_to_none(getattr(self, name))
+            object.__setattr__(self, name, None if value is None else int(value))
+        for name in _FLOAT_FIELDS:
+            value = _missing_to_none(getattr(self, name))
+            object.__setattr__(self, name, None if value is None else float(value))
 
     def replace(self, **changes) -> Verdict:
         """A copy with some fields changed."""
@@ -223,10 +299,41 @@ def apply_evidence_rule(verdict: Verdict) -> Verdict:
     return verdict.replace(verdict=INCONCLUSIVE, detail=detail, check_verdict=verdict.verdict)
 
 
+def claim_kind(claim: Mapping) -> str:
+    """The kind of a claim entry (``kind``, default ``paper claim``), checked."""
+    kind = str(claim.get("kind", PAPER_CLAIM))
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}.")
+    return kind
+
+
+def judgement_detail(judgement) -> str:
+    """One or two sentences: the effect, its interval, and why the verdict follows.
+
+    For an inconclusive judgement, also the repetitions a decisive verdict would need at the
+    observed variance (or that none would).
+    """
+    text = (
+        f"Effect {judgement.effect:.4g}, interval [{judgement.ci_low:.4g},"
+        f" {judgement.ci_high:.4g}] at level {judgement.alpha:.3g}"
+        f"{'' if judgement.family_size == 1 else f' (Holm, family of {judgement.family_size})'}:"
+        f" {judgement.reason}."
+    )
+    if judgement.verdict == INCONCLUSIVE:
+        if judgement.needed_repetitions is not None:
+            text += (
+                f" A decisive verdict would need about {judgement.needed_repetitions}"
+                " repetitions at the observed variance."
+            )
+        else:
+            text += " No number of repetitions would decide it at the observed variance."
+    return text
+
+
 def claim_verdict(
     experiment_reference: Mapping,
     claim_id: str,
-    verdict: str,
+    verdict: str | None,
     detail: str,
     *,
     experiment: str,
@@ -238,25 +345,62 @@ def claim_verdict(
     paper_value="",
     measured="",
     tolerance="",
+    judgement=None,
+    stability: float | None = None,
 ) -> Verdict:
-    """The :class:`Verdict` of a claim of ``paper_reference.yaml``, after the evidence rule.
+    """The :class:`Verdict` of a claim of ``paper_reference.yaml``.
 
     Parameters
     ----------
     experiment_reference : mapping
         The experiment's entry in ``config/paper_reference.yaml``; its ``claims`` mapping
-        holds ``claim_id`` with at least ``text`` and ``source``.
+        holds ``claim_id`` with at least ``text`` and ``source`` (and ``kind``, ``test``,
+        ``margin``, ``alpha`` for a claim judged by its logical form).
     claim_id : str
         Key of the claim.
-    verdict, detail : str
-        The check's outcome before the evidence rule.
+    verdict : str or None
+        The check's verdict; ``None`` takes ``judgement.verdict``.
+    detail : str
+        What was measured and why the verdict follows.
     experiment, paper, scale, protocol, primary, n_repetitions, paper_value, measured, tolerance
         As in :class:`Verdict`.
+    judgement : krepro.studies.claims.Judgement, optional
+        The interval judgement of the claim (of the member that decides, for a family); its
+        statistics fill the record's columns. Required when the claim states a ``test``.
+    stability : float, optional
+        Bootstrap stability of the verdict (:func:`krepro.studies.claims.bootstrap_stability`);
+        an identity is stable by construction (1.0).
+
+    Notes
+    -----
+    A claim that states no ``test`` goes through the evidence rule
+    (:func:`apply_evidence_rule`); a claim that states one is decided by its interval.
     """
     claims = experiment_reference.get("claims", {})
     if claim_id not in claims:
         raise KeyError(f"claim {claim_id!r} is not in the reference's claims {sorted(claims)}.")
     claim = claims[claim_id]
+    kind = claim_kind(claim)
+    tested = "test" in claim
+    if tested and judgement is None:
+        raise ValueError(f"claim {claim_id!r} states a test: its verdict needs a judgement.")
+    if verdict is None:
+        if judgement is None:
+            raise ValueError(f"claim {claim_id!r}: give a verdict or a judgement.")
+        verdict = judgement.verdict
+    statistics = {}
+    if judgement is not None:
+        statistics = {
+            "test": str(claim.get("test", "")),
+            "effect": judgement.effect,
+            "ci_low": judgement.ci_low,
+            "ci_high": judgement.ci_high,
+            "margin": judgement.margin,
+            "alpha": judgement.alpha,
+            "family_size": judgement.family_size,
+        }
+    if kind == IDENTITY and stability is None:
+        stability = 1.0
     record = Verdict(
         experiment=experiment,
         claim_id=claim_id,
@@ -270,13 +414,18 @@ def claim_verdict(
         scale=scale,
         n_repetitions=n_repetitions,
         min_repetitions=(
-            None if n_repetitions is None else required_repetitions(experiment_reference, claim)
+            None
+            if n_repetitions is None or tested
+            else required_repetitions(experiment_reference, claim)
         ),
         paper_value=paper_value,
         measured=measured,
         tolerance=tolerance,
+        kind=kind,
+        stability=stability,
+        **statistics,
     )
-    return apply_evidence_rule(record)
+    return record if tested else apply_evidence_rule(record)
 
 
 def assign_robustness(verdicts: Iterable[Verdict]) -> list[Verdict]:
@@ -316,8 +465,10 @@ def verdicts_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
     """The records as a table with :data:`VERDICT_COLUMNS` (``results/verdicts.csv``)."""
     rows = [dataclasses.asdict(record) for record in verdicts]
     frame = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
-    for column in ("n_repetitions", "min_repetitions"):
+    for column in _INT_FIELDS:
         frame[column] = frame[column].astype("Int64")
+    for column in _FLOAT_FIELDS:
+        frame[column] = frame[column].astype("Float64")
     return frame
 
 
@@ -327,19 +478,11 @@ def verdicts_from_frame(frame: pd.DataFrame) -> list[Verdict]:
     records = []
     for row in frame.to_dict("records"):
         values = {key: value for key, value in row.items() if key in fields}
-        for key in ("n_repetitions", "min_repetitions"):
-            if values.get(key) is pd.NA:
-                values[key] = None
+        numeric = set(_INT_FIELDS) | set(_FLOAT_FIELDS)
         for key, value in list(values.items()):
-            if (
-                isinstance(value, float)
-                and math.isnan(value)
-                and key
-                not in (
-                    "n_repetitions",
-                    "min_repetitions",
-                )
-            ):
+            if key in numeric:
+                values[key] = _missing_to_none(value)
+            elif value is pd.NA or (isinstance(value, float) and math.isnan(value)):
                 values[key] = ""
         values["primary"] = str(values.get("primary", True)).lower() in ("true", "1")
         records.append(Verdict(**values))

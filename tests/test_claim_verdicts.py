@@ -1,0 +1,183 @@
+"""Verdict records of claims judged by their logical form (krepro.studies.verdicts + claims).
+
+Synthetic aggregates with intervals known in closed form go through the same path as a
+study's report code (``claim_verdict`` with a judgement) and the tests assert on the records.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from krepro.studies.claims import (
+    EVERY,
+    PARTS,
+    ClaimTest,
+    Effect,
+    combine_family,
+    family_stability,
+    judge,
+    judge_settings,
+    judge_values,
+    stability_seed,
+)
+from krepro.studies.verdicts import (
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    PARTLY,
+    REPRODUCED,
+    VERDICT_COLUMNS,
+    claim_verdict,
+    verdicts_frame,
+    verdicts_from_frame,
+)
+
+
+def sample(mean, sd, n, seed=0):
+    """n values with exactly this mean and sd (ddof = 1)."""
+    z = np.random.default_rng(seed).normal(size=n)
+    z = (z - z.mean()) / z.std(ddof=1)
+    return mean + sd * z
+
+
+def reference(**claim):
+    entry = {"text": "A claim.", "source": "§1", **claim}
+    return {"min_repetitions": 50, "claims": {"c": entry}}
+
+
+def record(ref, judgement, **kwargs):
+    return claim_verdict(
+        ref,
+        "c",
+        None,
+        "Measured.",
+        experiment="e",
+        paper="p",
+        scale="s",
+        n_repetitions=10,
+        judgement=judgement,
+        **kwargs,
+    )
+
+
+def test_superiority_straddling_zero_is_an_inconclusive_record_without_repetition_gate():
+    ref = reference(test="superiority", margin=0.5, alpha=0.05)
+    test = ClaimTest.from_reference(ref["claims"]["c"])
+    straddling = record(ref, judge_values(test, sample(0.1, 1.0, 10)))
+    assert straddling.verdict == INCONCLUSIVE
+    assert straddling.ci_low < 0 < straddling.ci_high
+    assert straddling.test == "superiority" and straddling.margin == 0.5
+    assert straddling.min_repetitions is None  # no gate: 10 < 50 does not demote anything
+    clear = record(ref, judge_values(test, sample(2.0, 1.0, 10)))
+    assert clear.verdict == REPRODUCED and clear.check_verdict == REPRODUCED
+    assert clear.ci_low > 0
+
+
+def test_equivalence_interval_wider_than_margin_is_an_inconclusive_record():
+    ref = reference(test="equivalence", margin=0.2, alpha=0.05)
+    test = ClaimTest.from_reference(ref["claims"]["c"])
+    wide = record(ref, judge_values(test, sample(0.0, 1.0, 10)))
+    assert wide.verdict == INCONCLUSIVE
+    assert wide.ci_high - wide.ci_low > 2 * 0.2
+    narrow = record(ref, judge_values(test, sample(0.0, 0.1, 30)))
+    assert narrow.verdict == REPRODUCED
+    assert -0.2 <= narrow.ci_low and narrow.ci_high <= 0.2
+
+
+def test_one_run_paper_value_inside_and_outside_the_prediction_interval_records():
+    ref = reference(test="magnitude", margin=0.005, alpha=0.05, one_run=True, max_width=0.2)
+    test = ClaimTest.from_reference(ref["claims"]["c"])
+    runs = sample(0.80, 0.02, 10)  # our runs; one run sd 0.02 -> prediction half-width ~0.047
+    inside = record(ref, judge_values(test, runs, offset=0.83))
+    assert inside.verdict == REPRODUCED and inside.ci_low < 0 < inside.ci_high
+    outside = record(ref, judge_values(test, runs, offset=0.90))
+    assert outside.verdict == NOT_REPRODUCED and outside.ci_high < -0.005
+    # The prediction interval of one run is wider than the interval of the mean.
+    mean_interval = Effect.of(runs).interval(0.025, prediction=False)
+    assert inside.ci_high - inside.ci_low > mean_interval[1] - mean_interval[0]
+
+
+def test_family_where_one_raw_p_below_alpha_does_not_survive_holm():
+    ref = reference(test="superiority", margin=0.3, alpha=0.05)
+    test = ClaimTest.from_reference(ref["claims"]["c"])
+    # Every setting alone: one-sided p between 0.01 and 0.05, so each alone is reproduced;
+    # in a family of 5, Holm's first level is 0.01: the smallest p fails it and Holm stops.
+    values = {name: sample(0.23 + 0.01 * i, 0.35, 12, seed=i) for i, name in enumerate("abcde")}
+    for v in values.values():
+        assert judge(test, Effect.of(v)).verdict == REPRODUCED
+    family = judge_settings(test, values, rule=EVERY)
+    assert all(j.verdict == INCONCLUSIVE for j in family.members.values())
+    assert family.verdict == INCONCLUSIVE and family.deciding == "a"
+    rec = record(ref, family.judgement)
+    assert rec.family_size == 5 and rec.alpha < 0.05
+    assert rec.verdict == INCONCLUSIVE
+
+
+def test_family_rules():
+    test = ClaimTest("superiority", margin=0.5)
+    yes = judge(test, Effect(2.0, 0.5, 20))
+    no = judge(test, Effect(-2.0, 0.5, 20))
+    maybe = judge(test, Effect(0.2, 2.0, 20))
+    assert (yes.verdict, no.verdict, maybe.verdict) == (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
+    assert combine_family(test, {"a": yes, "b": no}, EVERY).verdict == NOT_REPRODUCED
+    assert combine_family(test, {"a": yes, "b": no}, PARTS).verdict == PARTLY
+    assert combine_family(test, {"a": yes, "b": maybe}, PARTS).verdict == INCONCLUSIVE
+    assert combine_family(test, {"a": no, "b": no}, PARTS).verdict == NOT_REPRODUCED
+    assert combine_family(test, {"a": yes, "b": yes}, EVERY).verdict == REPRODUCED
+    weaker = judge(test, Effect(1.0, 0.5, 20))
+    assert combine_family(test, {"a": yes, "b": weaker}, EVERY).deciding == "b"
+    with pytest.raises(ValueError, match="rule"):
+        combine_family(test, {"a": yes}, "most")
+
+
+def test_claim_with_a_test_needs_a_judgement_and_identity_is_stable():
+    ref = reference(test="superiority", margin=0.5)
+    with pytest.raises(ValueError, match="needs a judgement"):
+        claim_verdict(ref, "c", REPRODUCED, "x", experiment="e", paper="p", scale="s")
+    ident = {"claims": {"c": {"text": "t", "source": "s", "kind": "identity"}}}
+    rec = claim_verdict(ident, "c", REPRODUCED, "Exact.", experiment="e", paper="p", scale="s")
+    assert rec.kind == "identity" and rec.stability == 1.0
+    bad = {"claims": {"c": {"text": "t", "source": "s", "kind": "anecdote"}}}
+    with pytest.raises(ValueError, match="kind must be one of"):
+        claim_verdict(bad, "c", REPRODUCED, "x", experiment="e", paper="p", scale="s")
+
+
+def test_records_round_trip_through_the_table_with_every_column():
+    ref = reference(test="superiority", margin=0.5)
+    test = ClaimTest.from_reference(ref["claims"]["c"])
+    untested = claim_verdict(
+        {"claims": {"d": {"text": "t", "source": "s"}}},
+        "d",
+        REPRODUCED,
+        "x",
+        experiment="e",
+        paper="p",
+        scale="s",
+    )
+    records = [record(ref, judge_values(test, sample(1.0, 1.0, 10)), stability=0.9), untested]
+    frame = verdicts_frame(records)
+    assert list(frame.columns) == VERDICT_COLUMNS
+    for column in ("kind", "test", "effect", "ci_low", "ci_high", "margin", "alpha"):
+        assert column in frame.columns
+    text = frame.to_csv(index=False)
+    back = verdicts_from_frame(pd.read_csv(__import__("io").StringIO(text)))
+    assert back[0].stability == 0.9 and back[0].family_size == 1
+    assert back[0].ci_low == pytest.approx(records[0].ci_low)
+    assert back[1].effect is None and back[1].test == ""
+
+
+def test_family_stability_paired_and_unpaired():
+    test = ClaimTest("superiority", margin=0.5)
+    clear = {"a": sample(3.0, 0.5, 15), "b": sample(2.0, 0.5, 15, seed=1)}
+
+    def verdict_of(values):
+        return judge_settings(test, values).verdict
+
+    assert family_stability(clear, verdict_of, seed=stability_seed("e", "c")) == 1.0
+    borderline = {"a": sample(0.35, 1.0, 15)}
+    share = family_stability(borderline, verdict_of, paired=False, seed=[1, 2])
+    assert 0.0 < share < 1.0
+    with pytest.raises(ValueError, match="equal repetitions"):
+        family_stability({"a": np.ones(3), "b": np.ones(4)}, verdict_of)
+    assert stability_seed("e", "c") == stability_seed("e", "c") != stability_seed("e", "d")
