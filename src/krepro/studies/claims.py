@@ -47,15 +47,15 @@ from krepro.stats import holm_levels, repetitions_for_half_width, t_quantile
 
 __all__ = [
     "EQUIVALENCE",
+    "EVERY",
     "MAGNITUDE",
+    "PARTS",
     "SUPERIORITY",
     "TESTS",
     "ClaimTest",
     "Effect",
-    "Judgement",
-    "EVERY",
     "FamilyJudgement",
-    "PARTS",
+    "Judgement",
     "bootstrap_stability",
     "combine_family",
     "family_stability",
@@ -522,8 +522,7 @@ def family_stability(
             resample = {name: a[rows] for name, a in arrays.items()}
         else:
             resample = {
-                name: a[rng.integers(0, a.shape[0], size=a.shape[0])]
-                for name, a in arrays.items()
+                name: a[rng.integers(0, a.shape[0], size=a.shape[0])] for name, a in arrays.items()
             }
         same += verdict_of(resample) == observed
     return same / n_resamples
