@@ -128,10 +128,10 @@ def test_renderings_carry_every_primary_verdict():
         [records[0].replace(claim="E[φ(X)|S] converges.")], scale="q", paper_command="C"
     )
     row = next(line for line in piped.splitlines() if line.startswith("| [exp]"))
-    assert row.count("|") == 6, row  # the claim's pipe does not open a new cell
+    assert row.count("|") == 8, row  # the claim's pipe does not open a new cell
     assert "Preview" in card and "CMD" in card
     # Counts: primary records only (claim a reproduced/fragile, claim b inconclusive/single).
-    assert "| **all** | 2 | 1 | 0 | 1 | 0 | 0 | 1 | 1 |" in card
+    assert "| **paper and implied claims** | 2 | 1 | 0 | 1 | 0 | 0 | 1 | 1 | 0 |" in card
     assert "Preview" not in scorecard(records, scale="paper", paper_command="CMD")
     provenance = collect_provenance({"scale": "quick", "seed": 1}, [], ".")
     report = assemble_report([section], [markdown], provenance, paper_command="CMD")
@@ -225,3 +225,19 @@ def test_paper_reference_reads_one_block(tmp_path):
     assert paper_reference(path, "cme") == {"a": 1}
     with pytest.raises(KeyError):
         paper_reference(path, "dcm")
+
+
+def test_scorecard_headline_counts_paper_and_implied_claims_only_and_flags_instability():
+    base = dict(experiment="exp", claim="C.", verdict="reproduced", detail="d", paper="p")
+    records = [
+        Verdict(claim_id="a", kind="paper claim", stability=0.95, **base),
+        Verdict(claim_id="b", kind="implied claim", stability=0.6, **base),
+        Verdict(claim_id="c", kind="identity", stability=1.0, **base),
+        Verdict(claim_id="d", kind="sanity check", **base),
+    ]
+    card = scorecard(records, scale="paper", paper_command="C")
+    assert "| **paper and implied claims** | 2 | 2 | 0 | 0 | 0 | 0 | 0 | 2 | 1 |" in card
+    lines = card.splitlines()
+    assert any(line.startswith("| identity") and "| 1 | 1 |" in line for line in lines)
+    assert any(line.startswith("| sanity check") and "| 1 | 1 |" in line for line in lines)
+    assert "0.60 ⚠" in card and "0.95 ⚠" not in card

@@ -9,7 +9,9 @@ from collections.abc import Iterable, Mapping, Sequence
 import pandas as pd
 
 from krepro.studies.verdicts import (
+    HEADLINE_KINDS,
     INCONCLUSIVE,
+    KINDS,
     NOT_REPRODUCED,
     PARTLY,
     REPRODUCED,
@@ -108,6 +110,31 @@ def _counts(verdicts: Iterable[Verdict]) -> dict[str, int]:
     return counts
 
 
+STABILITY_FLAG = 0.8  # verdicts whose bootstrap stability is below this are flagged
+
+
+def _count_rows(groups: Sequence[tuple[str, Sequence[Verdict]]]) -> list[list]:
+    rows = []
+    for name, group in groups:
+        counts = _counts(group)
+        robustness = [sum(v.robustness == r for v in group) for r in ROBUSTNESS]
+        unstable = sum(v.stability is not None and v.stability < STABILITY_FLAG for v in group)
+        rows.append([name, len(group), *counts.values(), *robustness, unstable])
+    return rows
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return out + ["| " + " | ".join(str(x) for x in row) + " |" for row in rows]
+
+
+def _stability_text(verdict: Verdict) -> str:
+    if verdict.stability is None:
+        return "—"
+    flag = " ⚠" if verdict.stability < STABILITY_FLAG else ""
+    return f"{verdict.stability:.2f}{flag}"
+
+
 def scorecard(
     verdicts: Sequence[Verdict],
     *,
@@ -115,44 +142,138 @@ def scorecard(
     paper_command: str,
     paper_titles: Mapping[str, str] | None = None,
 ) -> str:
-    """Markdown scorecard: counts per paper, then one line per claim (primary reading)."""
+    """Markdown scorecard of the primary readings.
+
+    The headline table counts the claims the papers make or imply (:data:`HEADLINE_KINDS`),
+    per paper; extensions, sanity checks and identities are counted on their own lines. Then
+    one line per claim with its kind, verdict, stability (flagged below
+    :data:`STABILITY_FLAG`), robustness and repetitions.
+    """
     primary = [v for v in verdicts if v.primary]
+    headline = [v for v in primary if v.kind in HEADLINE_KINDS]
     out = ["## Scorecard", ""]
     if scale != "paper":
         out += [
-            f"> **Preview.** These verdicts come from the `{scale}` scale, below the papers'"
-            " repetitions; claims whose evidence rule is not met are *inconclusive*. The"
-            f" papers' scale: `{paper_command}`.",
+            f"> **Preview.** These verdicts come from the `{scale}` scale, with fewer"
+            " repetitions than the papers': intervals are wider and more claims are"
+            f" *inconclusive*. The papers' scale: `{paper_command}`.",
             "",
         ]
-    header = ["paper", "claims", *VERDICTS, "robust", "fragile", "single"]
-    rows = []
-    papers = list(dict.fromkeys(v.paper for v in primary))
-    for paper in papers:
-        group = [v for v in primary if v.paper == paper]
-        counts = _counts(group)
-        robustness = [
-            sum(v.robustness == r for v in group) for r in ("robust", "fragile", "single")
-        ]
-        rows.append(
-            [(paper_titles or {}).get(paper, paper), len(group), *counts.values(), *robustness]
-        )
-    total = _counts(primary)
-    rows.append(
-        [
-            "**all**",
-            len(primary),
-            *total.values(),
-            *[sum(v.robustness == r for v in primary) for r in ROBUSTNESS],
-        ]
+    header = ["paper", "claims", *VERDICTS, *ROBUSTNESS, f"stability < {STABILITY_FLAG:g}"]
+    papers = list(dict.fromkeys(v.paper for v in headline))
+    groups = [
+        ((paper_titles or {}).get(paper, paper), [v for v in headline if v.paper == paper])
+        for paper in papers
+    ]
+    rows = _count_rows(groups)
+    rows += [
+        ["**" + r[0] + "**", *r[1:]] for r in _count_rows([("paper and implied claims", headline)])
+    ]
+    out += _table(header, rows)
+    others = [
+        (kind, [v for v in primary if v.kind == kind])
+        for kind in KINDS
+        if kind not in HEADLINE_KINDS
+    ]
+    others = [(kind, group) for kind, group in others if group]
+    if others:
+        out += ["### Other readings", ""]
+        out += [verdict_line(v, with_protocol=True) for v in others]
+        out.append("")
+    if section.body.strip():
+        out += [section.body.strip(), ""]
+    return "\n".join(out)
+
+
+def write_section(section: Section, json_path, markdown_path) -> None:
+    """Write an experiment's section as data (JSON) and as Markdown, atomically."""
+    section = Section(
+        experiment=section.experiment,
+        title=section.title,
+        verdicts=assign_robustness(section.verdicts),
+        body=section.body,
+        intro=section.intro,
     )
-    out.append("| " + " | ".join(header) + " |")
-    out.append("|" + "---|" * len(header))
-    out += ["| " + " | ".join(str(x) for x in row) + " |" for row in rows]
+    atomic_write_text(json_path, json.dumps(section.to_dict(), indent=1, ensure_ascii=False))
+    atomic_write_text(markdown_path, render_section(section))
+
+
+def _counts(verdicts: Iterable[Verdict]) -> dict[str, int]:
+    counts = dict.fromkeys(VERDICTS, 0)
+    for verdict in verdicts:
+        counts[verdict.verdict] += 1
+    return counts
+
+
+STABILITY_FLAG = 0.8  # verdicts whose bootstrap stability is below this are flagged
+
+
+def _count_rows(groups: Sequence[tuple[str, Sequence[Verdict]]]) -> list[list]:
+    rows = []
+    for name, group in groups:
+        counts = _counts(group)
+        robustness = [sum(v.robustness == r for v in group) for r in ROBUSTNESS]
+        unstable = sum(v.stability is not None and v.stability < STABILITY_FLAG for v in group)
+        rows.append([name, len(group), *counts.values(), *robustness, unstable])
+    return rows
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return out + ["| " + " | ".join(str(x) for x in row) + " |" for row in rows]
+
+
+def _stability_text(verdict: Verdict) -> str:
+    if verdict.stability is None:
+        return "—"
+    flag = " ⚠" if verdict.stability < STABILITY_FLAG else ""
+    return f"{verdict.stability:.2f}{flag}"
+
+
+def scorecard(
+    verdicts: Sequence[Verdict],
+    *,
+    scale: str,
+    paper_command: str,
+    paper_titles: Mapping[str, str] | None = None,
+) -> str:
+    """Markdown scorecard of the primary readings.
+
+    The headline table counts the claims the papers make or imply (:data:`HEADLINE_KINDS`),
+    per paper; extensions, sanity checks and identities are counted on their own lines. Then
+    one line per claim with its kind, verdict, stability (flagged below
+    :data:`STABILITY_FLAG`), robustness and repetitions.
+    """
+    primary = [v for v in verdicts if v.primary]
+    headline = [v for v in primary if v.kind in HEADLINE_KINDS]
+    out = ["## Scorecard", ""]
+    if scale != "paper":
+        out += [
+            f"> **Preview.** These verdicts come from the `{scale}` scale, with fewer"
+            " repetitions than the papers': intervals are wider and more claims are"
+            f" *inconclusive*. The papers' scale: `{paper_command}`.",
+            "",
+        ]
+    header = ["paper", "claims", *VERDICTS, *ROBUSTNESS, f"stability < {STABILITY_FLAG:g}"]
+    papers = list(dict.fromkeys(v.paper for v in headline))
+    groups = [
+        ((paper_titles or {}).get(paper, paper), [v for v in headline if v.paper == paper])
+        for paper in papers
+    ]
+    rows = _count_rows(groups)
+    rows += [
+        ["**" + r[0] + "**", *r[1:]] for r in _count_rows([("paper and implied claims", headline)])
+    ]
+    out += _table(header, rows)
+    others = [(kind + "s", [v for v in primary if v.kind == kind]) for kind in KINDS]
+    others = [(name, group) for name, group in others if group and name[:-1] not in HEADLINE_KINDS]
+    if others:
+        out += ["", "Not counted above (not claims of the papers):", ""]
+        out += _table(["kind", *header[1:]], _count_rows(others))
     out += [
         "",
-        "| experiment | claim | verdict | robustness | repetitions |",
-        "|---|---|---|---|---|",
+        "| experiment | claim | kind | verdict | stability | robustness | repetitions |",
+        "|---|---|---|---|---|---|---|",
     ]
     for v in primary:
         reps = "—" if v.n_repetitions is None else str(v.n_repetitions)
@@ -162,8 +283,8 @@ def scorecard(
         claim = claim.replace("|", "∣")  # a literal pipe would split the table cell
         preview = f" (reads {v.check_verdict})" if v.check_verdict != v.verdict else ""
         out.append(
-            f"| [{v.experiment}](#{v.experiment}) | `{v.claim_id}`: {claim} |"
-            f" **{v.verdict}**{preview} | {v.robustness} | {reps} |"
+            f"| [{v.experiment}](#{v.experiment}) | `{v.claim_id}`: {claim} | {v.kind} |"
+            f" **{v.verdict}**{preview} | {_stability_text(v)} | {v.robustness} | {reps} |"
         )
     return "\n".join(out)
 
@@ -214,12 +335,23 @@ def assemble_report(
             paper_titles=paper_titles,
         ),
         "",
-        "Verdicts: **reproduced** (within the stated tolerance, or the claim holds),"
-        " **partly reproduced** (holds with listed exceptions), **inconclusive** (the"
-        " evidence cannot decide: within the noise, or fewer repetitions than the claim's"
-        " `min_repetitions`), **not reproduced** (the measurement contradicts the paper)."
-        " Robustness: **robust** (same verdict under every reading of an ambiguous protocol),"
-        " **fragile** (readings disagree), **single** (one reading).",
+        "Verdicts: **reproduced** (the claim's interval test holds, or the number is within"
+        " its stated tolerance), **partly reproduced** (the claim names parts: some hold,"
+        " some are contradicted), **inconclusive** (the interval cannot decide; the detail"
+        " says how many repetitions would; a claim that states no test yet: fewer"
+        " repetitions than its `min_repetitions`), **not reproduced** (the measurement"
+        " contradicts the paper). Tests (`config/paper_reference.yaml`): **superiority**"
+        " (reproduced iff the interval's lower end is above 0), **equivalence** (TOST: the"
+        " interval within ±margin), **magnitude** (the interval of our mean, or the"
+        " prediction interval of one run where the paper reports one run, meets ±margin of"
+        " the paper's value); families of settings are Holm-adjusted. Kinds: **paper"
+        " claim**, **implied claim** (counted in the headline), **extension**, **sanity"
+        " check**, **identity** (true by construction or by a theorem; counted apart)."
+        " Stability: the share of 200 bootstrap resamples of the repetitions that give the"
+        " same verdict (sampling). Robustness: **robust** (same verdict under every reading"
+        " of an ambiguous protocol), **fragile** (readings disagree), **single** (one"
+        " reading); readings share their random draws, so robustness says nothing about"
+        " sampling.",
         "",
     ]
     return "\n".join(header) + "\n" + "\n\n".join(s.strip() + "\n" for s in section_markdown)
