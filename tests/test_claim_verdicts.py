@@ -18,6 +18,7 @@ from krepro.studies.claims import (
     combine_family,
     family_stability,
     judge,
+    judge_claim,
     judge_settings,
     judge_values,
     stability_seed,
@@ -181,3 +182,27 @@ def test_family_stability_paired_and_unpaired():
     with pytest.raises(ValueError, match="equal repetitions"):
         family_stability({"a": np.ones(3), "b": np.ones(4)}, verdict_of)
     assert stability_seed("e", "c") == stability_seed("e", "c") != stability_seed("e", "d")
+
+
+def test_non_inferiority():
+    test = ClaimTest("non-inferiority", margin=0.5)
+    assert judge(test, Effect(0.0, 0.5, 30)).verdict == REPRODUCED  # ci_low ~ -0.15 > -0.5
+    assert judge(test, Effect(-2.0, 0.5, 30)).verdict == NOT_REPRODUCED
+    undecided = judge(test, Effect(-0.5, 0.5, 30))
+    assert undecided.verdict == INCONCLUSIVE and undecided.ci_low < -0.5 < undecided.ci_high
+    assert undecided.needed_repetitions is None or undecided.needed_repetitions > 30
+
+
+def test_judge_claim_single_and_family():
+    claim = {"test": "superiority", "margin": 0.2, "alpha": 0.05}
+    family, stability = judge_claim(claim, sample(1.0, 0.5, 20), seed=[1])
+    assert family.verdict == REPRODUCED and family.deciding == "" and stability == 1.0
+    magnitude = {"test": "magnitude", "margin": 0.01, "alpha": 0.05}
+    family, _ = judge_claim(
+        magnitude,
+        {"a": sample(0.5, 0.01, 20), "b": sample(0.7, 0.01, 20)},
+        offset={"a": 0.5, "b": 0.5},
+        rule=PARTS,
+        seed=[2],
+    )
+    assert family.verdict == PARTLY and family.deciding == "b"

@@ -4,6 +4,8 @@ A claim of a paper is a statement about an effect, oriented so that the claim re
 
 * ``superiority``: "effect > 0" (a method beats another);
 * ``equivalence``: "|effect| ≤ margin" (no difference that matters);
+* ``non-inferiority``: "effect ≥ −margin" (a method is at least as good as another, up to
+  a difference that does not matter);
 * ``magnitude``: "effect = 0 within margin", where effect = measured − paper value (the
   paper's number is reproduced).
 
@@ -13,6 +15,9 @@ Each form is a test at level ``alpha``, decided by an interval of the effect:
   (1 − 2α) interval, whose lower end is the one-sided (1 − α) bound. **reproduced** iff
   ``ci_low > 0``; **not reproduced** iff ``ci_high < margin`` (an effect of the smallest size
   of interest is excluded); else **inconclusive**;
+* non-inferiority is the one-sided test of effect ≤ −margin, read from the (1 − 2α)
+  interval: **reproduced** iff ``ci_low > -margin``; **not reproduced** iff
+  ``ci_high < -margin``; else inconclusive;
 * equivalence is the two one-sided tests (TOST) at level α, decided by the (1 − 2α)
   interval: **reproduced** iff ``-margin ≤ ci_low`` and ``ci_high ≤ margin``; **not
   reproduced** iff the interval lies wholly outside ``[-margin, margin]``; else inconclusive;
@@ -49,6 +54,7 @@ __all__ = [
     "EQUIVALENCE",
     "EVERY",
     "MAGNITUDE",
+    "NONINFERIORITY",
     "PARTS",
     "SUPERIORITY",
     "TESTS",
@@ -60,6 +66,7 @@ __all__ = [
     "combine_family",
     "family_stability",
     "judge",
+    "judge_claim",
     "judge_family",
     "judge_settings",
     "judge_values",
@@ -68,8 +75,9 @@ __all__ = [
 
 SUPERIORITY = "superiority"
 EQUIVALENCE = "equivalence"
+NONINFERIORITY = "non-inferiority"
 MAGNITUDE = "magnitude"
-TESTS = (SUPERIORITY, EQUIVALENCE, MAGNITUDE)
+TESTS = (SUPERIORITY, EQUIVALENCE, NONINFERIORITY, MAGNITUDE)
 
 # The verdict vocabulary of krepro.studies.verdicts (kept as plain strings here so that this
 # module depends on the statistics only).
@@ -136,7 +144,7 @@ class ClaimTest:
 
     def tail(self, level: float) -> float:
         """Probability in each tail of the interval the test reads at ``level``."""
-        return level if self.test in (SUPERIORITY, EQUIVALENCE) else level / 2.0
+        return level if self.test != MAGNITUDE else level / 2.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -221,6 +229,8 @@ def _p_value(test: ClaimTest, effect: Effect) -> float:
     df, m, d = effect.n - 1, test.margin, effect.mean
     if test.test == SUPERIORITY:  # H0: effect <= 0
         return float(student_t.sf(d / spread, df))
+    if test.test == NONINFERIORITY:  # H0: effect <= -margin
+        return float(student_t.sf((d + m) / spread, df))
     if test.test == EQUIVALENCE:  # H0: |effect| >= margin (TOST)
         return float(max(student_t.sf((d + m) / spread, df), student_t.cdf((d - m) / spread, df)))
     # Magnitude: H0: |effect| <= margin, rejected on the side the estimate lies (two-sided).
@@ -240,6 +250,12 @@ def _decide(test: ClaimTest, low: float, high: float) -> tuple[str, str]:
         if high < m:
             return NOT_REPRODUCED, f"the interval excludes an effect of {m:.4g}"
         return INCONCLUSIVE, f"the interval holds both 0 and {m:.4g}"
+    if test.test == NONINFERIORITY:
+        if low > -m:
+            return REPRODUCED, f"the interval lies above {-m:.4g}"
+        if high < -m:
+            return NOT_REPRODUCED, f"the interval lies below {-m:.4g}"
+        return INCONCLUSIVE, f"the interval holds {-m:.4g}"
     if test.test == EQUIVALENCE:
         if -m <= low and high <= m:
             return REPRODUCED, f"the interval lies within ±{m:.4g}"
@@ -267,6 +283,8 @@ def _needed(test: ClaimTest, effect: Effect, level: float) -> int | None:
     d, m = effect.mean, test.margin
     if test.test == SUPERIORITY:
         targets = [h for h in (d, m - d) if h > 0]
+    elif test.test == NONINFERIORITY:
+        targets = [abs(d + m)]
     elif test.test == EQUIVALENCE:
         targets = [abs(m - abs(d))]
     elif abs(d) > m:
@@ -414,6 +432,8 @@ def _weakness(test: ClaimTest, judgement: Judgement) -> float:
     """How close a supporting interval comes to not supporting (smaller: weaker)."""
     if test.test == SUPERIORITY:
         return judgement.ci_low
+    if test.test == NONINFERIORITY:
+        return judgement.ci_low + judgement.margin
     if test.test == EQUIVALENCE:
         return judgement.margin - max(abs(judgement.ci_low), abs(judgement.ci_high))
     return -min(abs(judgement.ci_low), abs(judgement.ci_high))
@@ -535,3 +555,50 @@ def stability_seed(*names: str) -> list[int]:
     (CRC-32 of each name; the names are e.g. experiment, claim and reading).
     """
     return [zlib.crc32(name.encode("utf-8")) for name in names]
+
+
+def judge_claim(
+    claim: Mapping,
+    values,
+    *,
+    seed: Sequence[int] | int,
+    rule: str = EVERY,
+    offset=None,
+    paired: bool = True,
+    n_resamples: int = 200,
+) -> tuple[FamilyJudgement, float]:
+    """Judge a claim of ``config/paper_reference.yaml`` and measure its stability.
+
+    Parameters
+    ----------
+    claim : mapping
+        The claim's entry (``test``, ``margin``, ``alpha``, ...; :meth:`ClaimTest.from_reference`).
+    values : array-like or mapping of str to array-like
+        Per-repetition effects, oriented as the claim reads: one array for a single
+        comparison, one per setting for a family (settings that are numerically the same
+        comparison passed once).
+    seed : int or sequence of int
+        Entropy of the bootstrap (:func:`stability_seed` of the claim's names).
+    rule, offset, paired, n_resamples
+        As in :func:`judge_settings` and :func:`family_stability`.
+
+    Returns
+    -------
+    FamilyJudgement
+        A single comparison is a family of one member named ``""``.
+    float
+        The bootstrap stability of the verdict.
+    """
+    test = ClaimTest.from_reference(claim)
+    if not isinstance(values, Mapping):
+        values = {"": values}
+        offset = None if offset is None else {"": offset}
+
+    def verdict_of(resample):
+        return judge_settings(test, resample, offset=offset, rule=rule).verdict
+
+    family = judge_settings(test, values, offset=offset, rule=rule)
+    stability = family_stability(
+        values, verdict_of, paired=paired, n_resamples=n_resamples, seed=seed
+    )
+    return family, stability
