@@ -19,6 +19,7 @@ from krepro.studies.claims import (
     family_stability,
     judge,
     judge_claim,
+    judge_parts,
     judge_settings,
     judge_values,
     stability_seed,
@@ -206,3 +207,26 @@ def test_judge_claim_single_and_family():
         seed=[2],
     )
     assert family.verdict == PARTLY and family.deciding == "b"
+
+
+def test_judge_parts_partly_only_when_parts_disagree():
+    claim = {
+        "alpha": 0.05,
+        "parts": {
+            "gap": {"test": "superiority", "margin": 0.2},
+            "ends": {"test": "equivalence", "margin": 0.1},
+        },
+    }
+    gap_yes = {"0.5": sample(1.0, 0.3, 20)}
+    ends_yes = {"0": sample(0.0, 0.05, 20, seed=1), "1": sample(0.0, 0.05, 20, seed=2)}
+    ends_no = {"0": sample(1.0, 0.05, 20, seed=1), "1": sample(0.0, 0.05, 20, seed=2)}
+    result, stability = judge_parts(claim, {"gap": gap_yes, "ends": ends_yes}, seed=[3])
+    assert result.verdict == REPRODUCED and stability == 1.0
+    result, _ = judge_parts(claim, {"gap": gap_yes, "ends": ends_no}, seed=[3])
+    assert result.verdict == PARTLY and result.deciding == "ends"
+    assert result.judgement.ci_low > 0.1  # the contradicting member: setting "0"
+    undecided = {"0.5": sample(0.1, 1.0, 20)}
+    result, _ = judge_parts(claim, {"gap": undecided, "ends": ends_yes}, seed=[3])
+    assert result.verdict == INCONCLUSIVE and result.deciding == "gap"
+    with pytest.raises(ValueError, match="parts"):
+        judge_parts(claim, {"gap": gap_yes}, seed=[3])

@@ -68,6 +68,7 @@ __all__ = [
     "judge",
     "judge_claim",
     "judge_family",
+    "judge_parts",
     "judge_settings",
     "judge_values",
     "stability_seed",
@@ -602,3 +603,92 @@ def judge_claim(
         values, verdict_of, paired=paired, n_resamples=n_resamples, seed=seed
     )
     return family, stability
+
+
+def judge_parts(
+    claim: Mapping,
+    values: Mapping[str, Mapping[str, np.ndarray]],
+    *,
+    seed: Sequence[int] | int,
+    offset: Mapping[str, Mapping[str, float]] | None = None,
+    n_resamples: int = 200,
+) -> tuple[FamilyJudgement, float]:
+    """Judge a claim with named parts, each part a family with its own test.
+
+    The claim's entry holds ``alpha`` and ``parts``: one entry per part with ``test`` and
+    ``margin`` (and optionally ``alpha``, ``max_width``, ``one_run``). Each part is judged
+    over its settings with rule :data:`EVERY` (Holm within the part); the parts combine with
+    rule :data:`PARTS`: reproduced iff every part is, not reproduced iff none is and every
+    part is contradicted, ``partly reproduced`` iff some parts are reproduced and some
+    contradicted. Requiring every part is an intersection-union test: no adjustment across
+    parts is needed.
+
+    Parameters
+    ----------
+    claim : mapping
+        The claim's entry of ``config/paper_reference.yaml``.
+    values : mapping of str to mapping of str to array-like
+        Per part, the per-repetition effects of each setting.
+    seed, n_resamples
+        As in :func:`family_stability`; every setting of every part is resampled with the
+        same repetition indices when all have the same number of repetitions (paired).
+    offset : mapping, optional
+        Per part, per setting, subtracted from the values (magnitude parts).
+
+    Returns
+    -------
+    FamilyJudgement
+        Members are named ``part`` (the deciding member of each part); ``deciding`` names
+        the part that decides the claim.
+    float
+        Bootstrap stability of the verdict.
+    """
+    parts = claim["parts"]
+    if set(parts) != set(values):
+        raise ValueError(f"the claim's parts are {sorted(parts)}, got values for {sorted(values)}.")
+    alpha = claim.get("alpha", 0.05)
+    tests = {
+        name: ClaimTest.from_reference({"alpha": alpha, **entry}) for name, entry in parts.items()
+    }
+    offset = offset or {}
+
+    def judge_all(resample):
+        families = {
+            name: judge_settings(tests[name], resample[name], offset=offset.get(name), rule=EVERY)
+            for name in parts
+        }
+        part_judgements = {name: fam.judgement for name, fam in families.items()}
+        verdicts = {name: fam.verdict for name, fam in families.items()}
+        against = [n for n, v in verdicts.items() if v == NOT_REPRODUCED]
+        support = [n for n, v in verdicts.items() if v == REPRODUCED]
+        undecided = [n for n, v in verdicts.items() if v == INCONCLUSIVE]
+        if len(support) == len(verdicts):
+            verdict, deciding = REPRODUCED, support[0]
+        elif support and against:
+            verdict, deciding = PARTLY, against[0]
+        elif len(against) == len(verdicts):
+            verdict, deciding = NOT_REPRODUCED, against[0]
+        else:
+            verdict, deciding = INCONCLUSIVE, undecided[0]
+        return FamilyJudgement(verdict, deciding, part_judgements), families
+
+    arrays = {
+        name: {s: np.asarray(v, dtype=float) for s, v in settings.items()}
+        for name, settings in values.items()
+    }
+    result, _ = judge_all(arrays)
+    sizes = {a.shape[0] for settings in arrays.values() for a in settings.values()}
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    same = 0
+    for _ in range(n_resamples):
+        if len(sizes) == 1:
+            n = next(iter(sizes))
+            rows = rng.integers(0, n, size=n)
+            resample = {p: {s: a[rows] for s, a in st.items()} for p, st in arrays.items()}
+        else:
+            resample = {
+                p: {s: a[rng.integers(0, a.shape[0], size=a.shape[0])] for s, a in st.items()}
+                for p, st in arrays.items()
+            }
+        same += judge_all(resample)[0].verdict == result.verdict
+    return result, same / n_resamples
