@@ -7,10 +7,12 @@ return :class:`~krepro.studies.verdicts.Section` records (see :mod:`krepro.studi
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pandas as pd
 
-from krepro.stats import paired_differences, pooled_mean_se
+from krepro.studies.claims import Judgement, judge_claim, judge_parts, stability_seed
 from krepro.studies.render import write_section
 from krepro.studies.ridge.figures import plot_ridge
 from krepro.studies.ridge.run import aggregate, best_constant_table, tidy
@@ -18,10 +20,10 @@ from krepro.studies.tables import markdown_table, ridge_wide
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
-    PARTLY,
     REPRODUCED,
     Section,
     claim_verdict,
+    judgement_detail,
     paper_reference,
 )
 from krepro.workflow.records import atomic_write_text, read_records
@@ -76,128 +78,179 @@ def _best_constant_rows(best_constants, reference, variant):
     return pd.DataFrame(rows), (REPRODUCED if ok else NOT_REPRODUCED)
 
 
-def _check_krr_best(table, runs, variant, claim):
-    z = claim["z"]
-    exceptions, ties = [], []
-    for experiment in sorted(table["experiment"].unique()):
+def _paired(runs, variant, experiment):
+    """Test MSE per (γ, repetition) × method of one variant and experiment (paired runs)."""
+    part = runs[(runs["variant"] == variant) & (runs["experiment"] == experiment)]
+    return part.pivot_table(index=["gamma", "repetition"], columns="method", values="test_mse")
+
+
+def _by_gamma(wide, column_values):
+    """``{γ label: per-repetition values}`` from a (γ, repetition)-indexed series."""
+    return {
+        f"γ = {gamma:g}": group.to_numpy()
+        for gamma, group in column_values.groupby(level="gamma", sort=True)
+    }
+
+
+def _relative_gap(wide):
+    """(M-ORR − ORR) / mean ORR per (γ, repetition): the claims' scale-free gap."""
+    orr_mean = wide["ORR"].groupby(level="gamma").transform("mean")
+    return (wide["M-ORR"] - wide["ORR"]) / orr_mean
+
+
+def _judged(claim, values, seed, **kwargs):
+    """(verdict, detail, judgement, stability) of a claim judged from ``values``."""
+    if "parts" in claim:
+        result, stability = judge_parts(claim, values, seed=seed, **kwargs)
+    else:
+        result, stability = judge_claim(claim, values, seed=seed, **kwargs)
+    return result, stability
+
+
+def _family_detail(result, what):
+    """The deciding member and the family in words."""
+    judgement = result.judgement
+    name = f" ({result.deciding})" if result.deciding else ""
+    return f"{what} Deciding comparison{name}: {judgement_detail(judgement)}"
+
+
+def _experiments(table):
+    return sorted(table["experiment"].unique())
+
+
+def _check_krr_best(ctx, claim, seed):
+    table, runs, variant = ctx.table, ctx.runs, ctx.variant
+    values = {}
+    for experiment in _experiments(table):
+        wide = _paired(runs, variant, experiment)
         for other in ("ORR", "M-ORR"):
-            diff = paired_differences(runs, variant, experiment, "KRR", other)
-            worse = diff[diff["mean"] < -z * diff["se"]]
-            tied = diff[diff["mean"].abs() <= z * diff["se"]]
-            exceptions += [f"exp {experiment}, γ = {g:g} ({other})" for g in worse["gamma"]]
-            ties += [f"exp {experiment}, γ = {g:g} ({other})" for g in tied["gamma"]]
-    if exceptions:
-        return NOT_REPRODUCED, "KRR is significantly worse at " + ", ".join(exceptions) + "."
-    detail = "KRR has the lowest mean test MSE wherever the paired difference is significant"
-    if ties:
-        detail += (
-            f" (z = {z:g}); ties within noise at {', '.join(ties)} — at γ = 1 in experiment 2"
-            " X is independent of S, so S² is irreducible noise for every method."
-        )
-        return REPRODUCED, detail
-    return REPRODUCED, detail + "."
+            for name, v in _by_gamma(wide, wide[other] - wide["KRR"]).items():
+                values[f"exp {experiment}, {name}, {other}"] = v
+    result, stability = _judged(claim, values, seed)
+    members = result.members
+    lowest = min(members, key=lambda k: members[k].ci_low)
+    detail = _family_detail(
+        result,
+        f"MSE(method) − MSE(KRR), paired, over {len(values)} (experiment, γ, method) settings"
+        f" (Holm); the smallest lower bound is at {lowest}.",
+    )
+    return result, stability, detail
 
 
-def _check_close_to_constant(table, best_constants, variant, claim, settings):
-    parts, ok = [], True
-    for experiment in sorted(table["experiment"].unique()):
+def _check_close_to_constant(ctx, claim, seed):
+    table, runs, variant = ctx.table, ctx.runs, ctx.variant
+    best_constants, settings = ctx.best_constants, ctx.settings
+    values = {}
+    for experiment in _experiments(table):
         constant = float(
             best_constants[
                 (best_constants["variant"] == variant)
                 & (best_constants["experiment"] == experiment)
             ]["best_constant_mse"].iloc[0]
         )
+        wide = _paired(runs, variant, experiment)
+        at_zero = wide.xs(0.0, level="gamma") if 0.0 in wide.index.levels[0] else None
+        if at_zero is None:
+            raise KeyError("the comparison needs γ = 0 in ridge.gammas.")
         for method in ("ORR", "M-ORR"):
-            row = _row(table, variant, experiment, 0.0, method)
-            value, se = float(row["mse_mean"]), float(row["mse_se"])
-            relative = value / constant - 1.0
-            # Within the tolerance, up to z standard errors of the mean over repetitions.
-            ok &= abs(value - constant) <= claim["tolerance_rel"] * constant + claim["z"] * se
-            parts.append(
-                f"exp {experiment} {method} {value:.2f} ± {se:.2f} (se) vs {constant:.2f}"
-                f" ({relative:+.1%})"
-            )
-    detail = "; ".join(parts) + (
-        f". Criterion: within {claim['tolerance_rel']:.0%} of the constant, up to"
-        f" {claim['z']:g} standard errors. Values below the constant are possible: the"
+            values[f"exp {experiment}, {method}"] = at_zero[method].to_numpy() / constant - 1.0
+    result, stability = _judged(claim, values, seed)
+    detail = _family_detail(
+        result,
+        "Relative distance of the test MSE at γ = 0 to the best constant, per (experiment,"
+        " method). Values below the constant are possible: the"
         f" {settings['partition']['cells_per_axis']}-cell partition leaves the position of S"
         " inside its cell in Z, so Z is only approximately independent of S; each test MSE"
-        f" uses only {settings['n_test']} points."
+        f" uses only {settings['n_test']} points.",
     )
-    return (REPRODUCED if ok else NOT_REPRODUCED), detail
+    return result, stability, detail
 
 
-def _check_orr_at_most_morr(table, runs, variant, claim):
-    z = claim["z"]
-    exceptions = []
-    for experiment in sorted(table["experiment"].unique()):
-        diff = paired_differences(runs, variant, experiment, "ORR", "M-ORR")
-        bad = diff[diff["mean"] < -z * diff["se"]]
-        exceptions += [f"exp {experiment}, γ = {g:g}" for g in bad["gamma"]]
-    if exceptions:
-        return PARTLY, "M-ORR is significantly better than ORR at " + ", ".join(exceptions) + "."
-    return REPRODUCED, f"No γ where M-ORR beats ORR by more than {z:g} paired standard errors."
+def _check_orr_at_most_morr(ctx, claim, seed):
+    table, runs, variant = ctx.table, ctx.runs, ctx.variant
+    values = {}
+    for experiment in _experiments(table):
+        wide = _paired(runs, variant, experiment)
+        for name, v in _by_gamma(wide, _relative_gap(wide)).items():
+            values[f"exp {experiment}, {name}"] = v
+    result, stability = _judged(claim, values, seed)
+    detail = _family_detail(result, "(M-ORR − ORR) / mean ORR, paired, per (experiment, γ) (Holm).")
+    return result, stability, detail
 
 
-def _check_morr_gap(table, runs, variant, claim):
-    z = claim["z"]
+def _check_morr_gap(ctx, claim, seed):
+    table, runs, variant = ctx.table, ctx.runs, ctx.variant
     low, high = claim["gamma_range"]
-    diff2 = paired_differences(runs, variant, 2, "ORR", "M-ORR")
-    inside = diff2[(diff2["gamma"] >= low - 1e-9) & (diff2["gamma"] <= high + 1e-9)]
-    ends = diff2[np.isclose(diff2["gamma"], 0.0) | np.isclose(diff2["gamma"], 1.0)]
-    diff1 = paired_differences(runs, variant, 1, "ORR", "M-ORR")
-    gap2, se2 = pooled_mean_se(inside)
-    gap1, se1 = pooled_mean_se(diff1)
-    significant = int((inside["mean"] > z * inside["se"]).sum())
-    # "Essentially the same": within z paired standard errors or a practically negligible
-    # share of the MSE itself.
-    orr_at_ends = [_mean(table, variant, 2, g, "ORR") for g in ends["gamma"]]
-    ends_tied = all(
-        abs(d) <= z * s or abs(d) <= claim["equal_rel"] * m
-        for d, s, m in zip(ends["mean"], ends["se"], orr_at_ends, strict=True)
+    if 2 not in _experiments(table):
+        return None
+    wide = _paired(runs, variant, 2)
+    gaps = _by_gamma(wide, _relative_gap(wide))
+    gammas = sorted(wide.index.get_level_values("gamma").unique())
+    inside = {f"γ = {g:g}": gaps[f"γ = {g:g}"] for g in gammas if low - 1e-9 <= g <= high + 1e-9}
+    ends = {f"γ = {g:g}": gaps[f"γ = {g:g}"] for g in gammas if g in (0.0, 1.0)}
+    if not inside or not ends:
+        return None
+    result, stability = _judged(claim, {"worse_inside": inside, "same_at_ends": ends}, seed)
+    parts = "; ".join(
+        f"{part}: {j.verdict} (deciding γ: effect {j.effect:+.3g},"
+        f" [{j.ci_low:.3g}, {j.ci_high:.3g}])"
+        for part, j in result.members.items()
     )
-    end_values = ", ".join(
-        f"{d:+.2f} ± {s:.2f}" for d, s in zip(ends["mean"], ends["se"], strict=True)
+    detail = (
+        f"Experiment 2, (M-ORR − ORR) / mean ORR, paired: M-ORR worse at every γ in"
+        f" [{low:g}, {high:g}] ({len(inside)} values, Holm) and the same at γ = 0 and 1."
+        f" Parts: {parts}. Deciding part ({result.deciding}):"
+        f" {judgement_detail(result.judgement)}"
     )
-    lines = (
-        f"Experiment 2, γ ∈ [{low:g}, {high:g}]: mean M-ORR − ORR = {gap2:+.2f} ± {se2:.2f}"
-        f" (pooled se), significant at {significant}/{len(inside)} γ values;"
-        f" at γ = 0 and 1: {end_values}"
-        f". Experiment 1, all γ: {gap1:+.2f} ± {se1:.2f}."
-    )
-    gap_visible = gap2 > z * se2
-    exp1_equal = abs(gap1) <= z * se1 or abs(gap1) < claim["exp1_equal_rel"] * abs(gap2)
-    if gap_visible and exp1_equal and ends_tied:
-        return REPRODUCED, lines
-    if gap_visible:
-        return PARTLY, lines
-    if gap2 > 0:
-        return INCONCLUSIVE, lines + (
-            f" The gap has the claimed sign but is within {z:g} standard errors at"
-            " this number of repetitions; run more repetitions to resolve it."
-        )
-    return NOT_REPRODUCED, lines + " M-ORR is not worse than ORR in experiment 2."
+    return result, stability, detail
 
 
-def _check_approach_krr(table, variant, claim, settings):
-    parts, ok = [], True
-    for experiment in sorted(table["experiment"].unique()):
-        krr0 = _mean(table, variant, experiment, 0.0, "KRR")
-        krr1 = _mean(table, variant, experiment, 1.0, "KRR")
+def _check_morr_equals_orr_1(ctx, claim, seed):
+    table, runs, variant = ctx.table, ctx.runs, ctx.variant
+    if 1 not in _experiments(table):
+        return None
+    wide = _paired(runs, variant, 1)
+    values = _by_gamma(wide, _relative_gap(wide))
+    result, stability = _judged(claim, values, seed)
+    detail = _family_detail(result, "Experiment 1, (M-ORR − ORR) / mean ORR, paired, per γ (Holm).")
+    return result, stability, detail
+
+
+def _check_approach_krr(ctx, claim, seed):
+    table, runs, variant = ctx.table, ctx.runs, ctx.variant
+    approach, remains = {}, {}
+    for experiment in _experiments(table):
+        wide = _paired(runs, variant, experiment)
         for method in ("ORR", "M-ORR"):
-            gap0 = _mean(table, variant, experiment, 0.0, method) - krr0
-            gap1 = _mean(table, variant, experiment, 1.0, method) - krr1
-            ratio = gap1 / gap0
-            ok &= ratio <= claim["max_gap_ratio"]
-            parts.append(
-                f"exp {experiment} {method}: gap to KRR {gap0:.2f} at γ=0 → {gap1:.2f} at γ=1"
-            )
-    detail = "; ".join(parts) + (
-        ". In experiment 1 a gap of order 1 remains at γ = 1 (KRR is at the noise floor):"
-        " the cell means are estimated from"
-        f" ~{settings['n_estimation'] / settings['partition']['cells_per_axis']:.0f} points each."
+            gap = wide[method] - wide["KRR"]
+            gap0 = gap.xs(0.0, level="gamma").to_numpy()
+            gap1 = gap.xs(1.0, level="gamma").to_numpy()
+            approach[f"exp {experiment}, {method}"] = claim["max_gap_ratio"] - gap1 / gap0.mean()
+            if experiment == 1:
+                remains[f"exp 1, {method}"] = gap1
+    result, stability = _judged(
+        claim, {"approach": approach, "not_reached_experiment_1": remains}, seed
     )
-    return (REPRODUCED if ok else NOT_REPRODUCED), detail
+    parts = "; ".join(f"{part}: {j.verdict}" for part, j in result.members.items())
+    detail = (
+        f"approach: {claim['max_gap_ratio']:g} − gap(γ = 1) / mean gap(γ = 0) per (experiment,"
+        " method), gap = MSE(method) − MSE(KRR) paired within γ (the mean gap at γ = 0 is"
+        " taken as known: its relative standard error is small); not reached: the gap at"
+        f" γ = 1 in experiment 1, in MSE units. Parts: {parts}. Deciding part"
+        f" ({result.deciding}): {judgement_detail(result.judgement)} In experiment 1 a gap"
+        " remains at γ = 1 because the cell means are estimated from few points each."
+    )
+    return result, stability, detail
+
+
+CHECKS = {
+    "krr_best": _check_krr_best,
+    "close_to_best_constant": _check_close_to_constant,
+    "orr_at_most_morr": _check_orr_at_most_morr,
+    "morr_gap_experiment_2": _check_morr_gap,
+    "morr_equals_orr_experiment_1": _check_morr_equals_orr_1,
+    "approach_krr": _check_approach_krr,
+}
 
 
 def ridge_section(table, runs, best_constants, reference, settings, *, scale):
@@ -252,28 +305,37 @@ def ridge_section(table, runs, best_constants, reference, settings, *, scale):
                 tolerance="; ".join(constants["tolerance"]),
             )
         )
-        verdicts += [
-            verdict("krr_best", _check_krr_best(table, runs, variant, claims["krr_best"])),
-            verdict(
-                "close_to_best_constant",
-                _check_close_to_constant(
-                    table, best_constants, variant, claims["close_to_best_constant"], settings
-                ),
-                tolerance=f"{claims['close_to_best_constant']['tolerance_rel']:.0%}",
-            ),
-            verdict(
-                "orr_at_most_morr",
-                _check_orr_at_most_morr(table, runs, variant, claims["orr_at_most_morr"]),
-            ),
-            verdict(
-                "morr_gap_experiment_2",
-                _check_morr_gap(table, runs, variant, claims["morr_gap_experiment_2"]),
-            ),
-            verdict(
-                "approach_krr",
-                _check_approach_krr(table, variant, claims["approach_krr"], settings),
-            ),
-        ]
+        ctx = types.SimpleNamespace(
+            table=table,
+            runs=runs,
+            best_constants=best_constants,
+            variant=variant,
+            settings=settings,
+        )
+        for claim_id, check in CHECKS.items():
+            outcome = check(ctx, claims[claim_id], stability_seed("ridge", claim_id, variant))
+            if outcome is None:
+                verdicts.append(
+                    verdict(
+                        claim_id,
+                        (
+                            INCONCLUSIVE,
+                            "The runs hold none of the settings this claim is about (see"
+                            " `ridge.gammas` and `ridge.experiments`).",
+                        ),
+                        judgement=Judgement(INCONCLUSIVE, *[float("nan")] * 5),
+                    )
+                )
+                continue
+            result, stability, detail = outcome
+            verdicts.append(
+                verdict(
+                    claim_id,
+                    (result.verdict, detail),
+                    judgement=result.judgement,
+                    stability=stability,
+                )
+            )
     intro = (
         f"Readings (protocol variants): {', '.join(variants)}; primary: {primary_variant}."
         f" Repetitions per γ: {n_reps}. Figure: `figures/oblivious_fig4.png`;"
