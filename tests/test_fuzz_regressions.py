@@ -320,3 +320,37 @@ def test_ridge_system_singular_at_positive_alpha_names_x():
     model = ObliviousRidge(kernel="poly", gamma=2.0, degree=3, coef0=0.0, alpha=1.0)
     with pytest.raises(ValueError, match=r"singular at alpha=1.0: .* rows X .* standardise X"):
         model.fit(Xb, Y_REAL, sensitive_features=S)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        FastDCM(
+            n_components=1,
+            gamma=1e12,
+            epsilon=1.7e308,
+            target_kernel="delta",
+            n_landmarks=15,
+            eigensolver="dense",
+            random_state=0,
+            solver="paper",
+        ),
+        DICA(n_components=25, gamma=1e-12, epsilon=1e300, target_kernel="delta", supervised=False),
+    ],
+    ids=["FastDCM-paper", "DICA-unsupervised"],
+)
+def test_dcm_solver_overflow_is_named(model):
+    # fuzz: epsilon near the float64 maximum overflowed inside the solvers ("invalid value
+    # encountered in multiply" in the FastDCM paper solver, "overflow encountered in divide"
+    # in unsupervised DICA's lambda / a): RuntimeWarnings and a non-finite result
+    Xw = np.random.default_rng(1).normal(size=(30, 3))
+    domains = np.arange(30) % 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        try:
+            Z = model.fit(Xw, np.arange(30) % 2, domains=domains).transform(Xw)
+        except ValueError as error:
+            assert re.search(r"\bepsilon\b", str(error)), error
+        else:
+            assert np.isfinite(Z).all()

@@ -285,24 +285,32 @@ def _as_2d(X, name):
 
 
 @contextmanager
-def named_solves(names, advice):
+def named_solves(names, advice, *, overflow=False):
     """Linear algebra whose failure names the arguments behind it.
 
     A ``LinAlgError`` (a singular or indefinite system) in the block becomes a ``ValueError``
     naming ``names`` with ``advice``; a ``LinAlgWarning`` (an ill-conditioned system, a
     ``RuntimeWarning`` to scipy) becomes one ``UserWarning`` saying the same: the result is
-    returned, but its accuracy is limited. Other warnings pass unchanged.
+    returned, but its accuracy is limited. Other warnings pass unchanged. With
+    ``overflow=True``, a floating-point overflow, invalid operation or division by zero in
+    the block (numpy's ``errstate``) is also a ``ValueError`` naming ``names``: for
+    computations where any of them means the parameters are beyond float64's range.
     """
     # Only the ill-conditioning warnings are collected here; the filters in force (an
     # "error" filter included) still apply to every other warning where it is raised, and
     # those shown are shown again once the block is left (also when it raises).
     caught, failure, ill_conditioned = [], None, False
+    state = {"over": "raise", "invalid": "raise", "divide": "raise"} if overflow else {}
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, np.errstate(**state):
             warnings.filterwarnings("always", category=linalg.LinAlgWarning)
             yield
     except linalg.LinAlgError as error:
         failure = error
+    except FloatingPointError as error:
+        raise ValueError(
+            f"{names}: the computation leaves the float64 range ({error}); {advice}"
+        ) from error
     finally:
         for warning in caught:
             if issubclass(warning.category, linalg.LinAlgWarning):

@@ -167,7 +167,7 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
             )
         F = self.feature_map_.F
         m = min(int(self.n_components), F.shape[1])
-        with named_solves("X, epsilon", SOLVE_ADVICE):
+        with named_solves("X, epsilon", SOLVE_ADVICE, overflow=True):
             values, W = self._solve(X, y, domains, cache, key, landmarks, m)
         if W.shape[1] < int(self.n_components):
             warnings.warn(
