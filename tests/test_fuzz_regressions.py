@@ -354,3 +354,70 @@ def test_dcm_solver_overflow_is_named(model):
             assert re.search(r"\bepsilon\b", str(error)), error
         else:
             assert np.isfinite(Z).all()
+
+
+def test_ferm_libsvm_failure_at_extreme_scale_names_x():
+    # fuzz: X at scale 1e55 (linear kernel entries ~1e110) and epsilon = 1e300: libsvm's
+    # "The dual coefficients or intercepts are not finite" named no input
+    Xb = np.random.default_rng(0).uniform(size=(16, 4)) * 1e55
+    groups, labels = np.arange(16) % 2, (np.arange(16) // 2) % 2
+    model = FERMClassifier(kernel="linear", C=0.5, epsilon=1e300)
+    try:
+        model.fit(Xb, labels, sensitive_features=groups)
+    except ValueError as error:
+        assert re.match(r"^X: ", str(error)), error
+    else:
+        assert np.isfinite(model.decision_function(Xb)).all()
+
+
+def test_oblivious_features_output_gram_overflow_is_named():
+    # fuzz: poly features with coef0 = 1e300 and a CME conditional mean: the output Gram
+    # features @ features.T overflowed ("overflow encountered in matmul"), a RuntimeWarning
+    from krepro.cme import CMEConditionalMean
+
+    S_cont = np.random.default_rng(0).uniform(size=(12, 1))
+    model = ObliviousFeatures(
+        kernel="poly",
+        degree=1,
+        gamma=0.1,
+        coef0=1e300,
+        n_components=8,
+        conditional_mean=CMEConditionalMean(gamma=1.0),
+        random_state=0,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match=r"^X, gamma, coef0: the Gram matrix"):
+            model.fit(X, sensitive_features=S_cont)
+
+
+@pytest.mark.parametrize("at", ["fit", "transform"])
+def test_kernel_feature_map_names_a_string_in_x(at):
+    # fuzz: "could not convert string to float: 'a'" from KernelFeatureMap named no input
+    from krepro.fairness.oblivious_features import KernelFeatureMap
+
+    bad = X.astype(object)
+    bad[2, 1] = "a"
+    feature_map = KernelFeatureMap(n_components=4, random_state=0)
+    with pytest.raises(ValueError, match=r"^X: could not convert"):
+        feature_map.fit(bad) if at == "fit" else feature_map.fit(X).transform(bad)
+
+
+def test_regression_target_of_numbers_and_text_names_y():
+    # fuzz: y = [0.0, 1e-20, 'a', ...] as a list became a numpy string array that passed
+    # y_numeric validation; the solve failed with "could not convert string to float"
+    y = list(Y_REAL)
+    y[3] = "a"
+    with pytest.raises(ValueError, match=r"^y: could not convert string to float"):
+        DistributedKernelRidge(n_partitions=2).fit(X, y)
+
+
+def test_alpha_selected_from_alphas_that_fails_names_alphas():
+    # fuzz: alphas = [1e-300, 1e300] with a linear kernel on 3-d S: GCV picked 1e-300, then
+    # K + n alpha I was not positive definite; the error named alpha, not the grid given
+    rng = np.random.default_rng(0)
+    S3 = rng.uniform(size=(12, 3))
+    values = S3 @ rng.normal(size=(3, 2)) * 1e7  # in the span of S: GCV prefers alpha -> 0
+    model = CMEConditionalMean(kernel="linear", gamma=1.0, alphas=[1e-300, 1e300])
+    with pytest.raises(ValueError, match=r"^alphas: the value selected by GCV, alpha = 1e-300"):
+        model.fit(S3, output_gram=values @ values.T)

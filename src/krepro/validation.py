@@ -501,10 +501,19 @@ def validate_data(estimator, X="no_validation", y="no_validation", **check_param
     original as its cause) with the input in front: ``"X: could not convert string to
     float: 'a'"``, ``"y: Input contains NaN"``, ``"X and y: Found input variables with
     inconsistent numbers of samples: [10, 9]"``. When both are given, the input at fault is
-    found by checking ``X`` alone (only on this error path).
+    found by checking ``X`` alone (only on this error path). With ``y_numeric=True``, a ``y``
+    that numpy turned into strings (a list mixing numbers and text) is converted to float64
+    as scikit-learn converts an object ``y``: text that is no number is an error naming ``y``.
     """
     try:
-        return _sklearn_validate_data(estimator, X, y, **check_params)
+        validated = _sklearn_validate_data(estimator, X, y, **check_params)
+        if check_params.get("y_numeric") and _given(X) and _given(y):
+            X_valid, y_valid = validated
+            if y_valid.dtype.kind in "US":
+                with errors_naming("y"):
+                    y_valid = y_valid.astype(np.float64)
+                validated = X_valid, y_valid
+        return validated
     except (ValueError, TypeError) as error:
         given = [name for name, value in (("X", X), ("y", y)) if _given(value)]
         message = str(error)

@@ -418,7 +418,14 @@ class CMEConditionalMean(BaseEstimator):
             self.alpha_ = self._select_alpha(S, output_gram)
         else:
             self.alpha_ = float(self.alpha)
-        self.embedding_ = self._embedding(self.alpha_).fit(S, np.zeros(len(S)))
+        try:
+            self.embedding_ = self._embedding(self.alpha_).fit(S, np.zeros(len(S)))
+        except ValueError as error:
+            if self.alphas is None:
+                raise
+            raise ValueError(
+                f"alphas: the value selected by GCV, alpha = {self.alpha_:g}, fails: {error}"
+            ) from error
         m = len(S)
         self.weights_ = sparse.identity(m, format="csr")
         self.mean_weights_ = np.full(m, 1.0 / m)

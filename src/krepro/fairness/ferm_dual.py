@@ -62,6 +62,8 @@ from scipy import sparse
 from scipy.linalg import blas
 from sklearn.svm import SVC
 
+from krepro.validation import errors_naming
+
 __all__ = [
     "ExactDual",
     "fairness_direction",
@@ -304,7 +306,8 @@ def _box_qp(P, q, A, b, C, solver, G=None, h=None, **options):
 
 def _libsvm_dual(K, y, C, tol, max_iter):
     """α of the SVM dual on the precomputed kernel K (libsvm; K is not copied)."""
-    svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter).fit(K, y)
+    with errors_naming("X"):  # libsvm: "The dual coefficients ... are not finite"
+        svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter).fit(K, y)
     alpha = np.zeros(len(y))
     alpha[svc.support_] = np.abs(svc.dual_coef_[0])
     return alpha

@@ -46,6 +46,7 @@ from krepro.validation import (
     check_kernel_params,
     check_not_given,
     check_sensitive_features,
+    errors_naming,
     validate_data,
 )
 
@@ -155,7 +156,8 @@ class KernelFeatureMap(BaseEstimator):
         if isinstance(n_components, bool):
             raise ValueError(f"n_components must be a positive integer, got {n_components!r}.")
         check_kernel_params(self.kernel_params)
-        X = check_array(X, dtype="numeric", input_name="X")
+        with errors_naming("X"):  # numpy's "could not convert string to float"
+            X = check_array(X, dtype="numeric", input_name="X")
         self.n_features_in_ = X.shape[1]
         rng = check_random_state(self.random_state)
         n = X.shape[0]
@@ -208,7 +210,8 @@ class KernelFeatureMap(BaseEstimator):
         that it exceeds ~1.8e308) they do not exist, and a ``ValueError`` names ``X``.
         """
         check_is_fitted(self, "n_components_")
-        X = check_array(X, dtype="numeric", input_name="X")
+        with errors_naming("X"):  # numpy's "could not convert string to float"
+            X = check_array(X, dtype="numeric", input_name="X")
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but the feature map was fitted with "
@@ -393,7 +396,16 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
         self.n_components_ = self.feature_map_.n_components_
         features = self.feature_map_.transform(X)
         if getattr(estimator, "needs_output_gram", False):
-            self.conditional_mean_ = estimator.fit(S, output_gram=features @ features.T)
+            with np.errstate(over="raise", invalid="raise"):
+                try:
+                    output_gram = features @ features.T
+                except FloatingPointError as error:
+                    raise ValueError(
+                        "X, gamma, coef0: the Gram matrix of the features of X leaves the "
+                        f"float64 range ({error}); rescale X or choose a smaller gamma or "
+                        "coef0."
+                    ) from error
+            self.conditional_mean_ = estimator.fit(S, output_gram=output_gram)
         weights = self.conditional_mean_.weights_
         self.cell_means_ = np.asarray(weights.T @ features)  # sparse-aware
         self.mean_ = features.mean(axis=0)
