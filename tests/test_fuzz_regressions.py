@@ -421,3 +421,58 @@ def test_alpha_selected_from_alphas_that_fails_names_alphas():
     model = CMEConditionalMean(kernel="linear", gamma=1.0, alphas=[1e-300, 1e300])
     with pytest.raises(ValueError, match=r"^alphas: the value selected by GCV, alpha = 1e-300"):
         model.fit(S3, output_gram=values @ values.T)
+
+
+def test_fast_dcm_denormal_epsilon_is_named():
+    # fuzz: epsilon = 5e-324 (the smallest subnormal): scipy's "array must not contain infs
+    # or NaNs" from inside the paper solver named no input
+    rng = np.random.default_rng(0)
+    Xw, yw = rng.normal(size=(30, 3)), rng.normal(size=30) * 1e-20
+    model = FastDCM(
+        n_components=18,
+        epsilon=5e-324,
+        target_kernel="rbf",
+        n_landmarks=2,
+        eigensolver="partial",
+        random_state=0,
+        target_gamma=0.1,
+        solver="paper",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        try:
+            Z = model.fit(Xw, yw).transform(Xw)
+        except ValueError as error:
+            assert re.match(r"^X, epsilon: ", str(error)), error
+        else:
+            assert np.isfinite(Z).all()
+
+
+def test_random_fourier_features_of_float32_input_at_huge_gamma():
+    # fuzz: float32 X and gamma = 1.7e308: RBFSampler drew its frequencies in X's dtype,
+    # sqrt(2 gamma) overflowed float32 ("overflow encountered in cast")
+    from krepro.fairness.oblivious_features import KernelFeatureMap
+
+    X32 = np.full((10, 2), 1e7, dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fmap = KernelFeatureMap(
+            gamma=1.7e308, n_components=1, approximation="rff", random_state=0
+        ).fit(X32)
+        try:
+            Z = fmap.transform(X32)
+        except ValueError as error:
+            assert re.match(r"^X", str(error)), error
+        else:
+            assert np.isfinite(Z).all()
+    assert fmap.sampler_.random_weights_.dtype == np.float64
+
+
+def test_output_gram_of_another_size_is_named():
+    # fuzz: sensitive_features one row short of output_gram: a matmul shape error in GCV
+    rng = np.random.default_rng(0)
+    S_short, values = rng.uniform(size=(11, 2)), rng.normal(size=(12, 2))
+    model = CMEConditionalMean(gamma=0.5, alphas=[1e-3, 1.0])
+    with pytest.raises(ValueError, match=r"^output_gram must be the \(11, 11\) Gram matrix"):
+        model.fit(S_short, output_gram=values @ values.T)

@@ -307,6 +307,12 @@ def named_solves(names, advice, *, overflow=False):
             yield
     except linalg.LinAlgError as error:
         failure = error
+    except ValueError as error:
+        if not (overflow and "must not contain infs or NaNs" in str(error)):
+            raise
+        raise ValueError(
+            f"{names}: an intermediate result is not finite in float64 ({error}); {advice}"
+        ) from error
     except FloatingPointError as error:
         raise ValueError(
             f"{names}: the computation leaves the float64 range ({error}); {advice}"

@@ -175,7 +175,9 @@ def run_ferm_features(params, data):
 @budget("FERMFeatures")
 @given(ferm_features_cases())
 def test_ferm_features(case):
-    check(run_ferm_features, case)
+    # The projection P phi(x) of features of norm about 1 (RBF: k(x, x) = 1) can cancel to
+    # round-off of that size: compared relative to 1 at least.
+    check(run_ferm_features, case, scale_floor=1.0)
 
 
 # --------------------------------------------------------------------------------------------

@@ -415,6 +415,12 @@ class CMEConditionalMean(BaseEstimator):
         if self.alphas is not None:
             if output_gram is None:
                 raise ValueError("Selecting alpha from alphas needs output_gram (K of the X).")
+            output_gram = np.asarray(output_gram, dtype=np.float64)
+            if output_gram.shape != (len(S), len(S)):
+                raise ValueError(
+                    f"output_gram must be the ({len(S)}, {len(S)}) Gram matrix of the rows of "
+                    f"sensitive_features (S), got shape {output_gram.shape}."
+                )
             self.alpha_ = self._select_alpha(S, output_gram)
         else:
             self.alpha_ = float(self.alpha)

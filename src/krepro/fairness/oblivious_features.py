@@ -156,8 +156,10 @@ class KernelFeatureMap(BaseEstimator):
         if isinstance(n_components, bool):
             raise ValueError(f"n_components must be a positive integer, got {n_components!r}.")
         check_kernel_params(self.kernel_params)
+        # float64 whatever the input dtype: the frequencies of RBFSampler take X's dtype, and
+        # sqrt(2 gamma) overflows float32 long before float64
         with errors_naming("X"):  # numpy's "could not convert string to float"
-            X = check_array(X, dtype="numeric", input_name="X")
+            X = check_array(X, dtype=np.float64, input_name="X")
         self.n_features_in_ = X.shape[1]
         rng = check_random_state(self.random_state)
         n = X.shape[0]
@@ -210,8 +212,10 @@ class KernelFeatureMap(BaseEstimator):
         that it exceeds ~1.8e308) they do not exist, and a ``ValueError`` names ``X``.
         """
         check_is_fitted(self, "n_components_")
+        # float64 whatever the input dtype: the frequencies of RBFSampler take X's dtype, and
+        # sqrt(2 gamma) overflows float32 long before float64
         with errors_naming("X"):  # numpy's "could not convert string to float"
-            X = check_array(X, dtype="numeric", input_name="X")
+            X = check_array(X, dtype=np.float64, input_name="X")
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but the feature map was fitted with "
