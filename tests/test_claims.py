@@ -135,30 +135,42 @@ def test_magnitude_too_wide_to_reproduce_is_inconclusive_and_no_repetitions_help
 # ------------------------------------------------------------------------- families
 
 
-def test_a_raw_p_below_alpha_does_not_survive_holm():
+def test_a_raw_contradiction_below_alpha_does_not_survive_holm():
+    # Superiority, margin 1: member a's interval lies below the margin at α (alone: not
+    # reproduced), its contradiction p is between α/3 and α, and the two others contradict
+    # nothing: in the family of 3, Holm judges a first at α/3, where it does not reject.
     test = ClaimTest(SUPERIORITY, margin=1.0, alpha=0.05)
     effects = {
-        "a": Effect(mean=0.7, sd=1.0, n=10),  # one-sided p ≈ 0.027
-        "b": Effect(mean=0.05, sd=1.0, n=10),
-        "c": Effect(mean=-0.1, sd=1.0, n=10),
+        "a": Effect(mean=0.3, sd=1.0, n=10),
+        "b": Effect(mean=0.9, sd=1.0, n=10),
+        "c": Effect(mean=1.1, sd=1.0, n=10),
     }
-    p_a = stats.t.sf(0.7 / (1 / np.sqrt(10)), 9)
+    p_a = stats.t.cdf((0.3 - 1.0) / (1 / np.sqrt(10)), 9)
     assert 0.05 / 3 < p_a < 0.05
-    assert judge(test, effects["a"]).verdict == "reproduced"  # alone it would pass
+    assert judge(test, effects["a"]).verdict == "not reproduced"  # alone it contradicts
     family = judge_family(test, effects)
     assert family["a"].verdict == "inconclusive"
     assert family["a"].alpha == pytest.approx(0.05 / 3)
     assert all(result.family_size == 3 for result in family.values())
 
 
+def test_support_needs_no_adjustment_every_member_at_alpha():
+    # "In every setting" is an intersection-union test: each member is read at α itself.
+    test = ClaimTest(SUPERIORITY, margin=1.0, alpha=0.05)
+    effects = {name: Effect(mean=0.7, sd=1.0, n=10) for name in "abcde"}  # p ≈ 0.027 each
+    family = judge_family(test, effects)
+    assert all(j.verdict == "reproduced" and j.alpha == 0.05 for j in family.values())
+
+
 def test_holm_steps_down():
     test = ClaimTest(SUPERIORITY, margin=1.0, alpha=0.05)
-    effects = {"strong": Effect(3.0, 1.0, 10), "next": Effect(0.7, 1.0, 10)}
+    effects = {"strong": Effect(-3.0, 1.0, 10), "next": Effect(0.3, 1.0, 10)}
     family = judge_family(test, effects)
-    # The strongest rejects at α/2, so the next one is judged at α/1.
+    # The strongest contradiction rejects at α/2, so the next one is judged at α/1.
+    assert family["strong"].verdict == "not reproduced"
     assert family["strong"].alpha == pytest.approx(0.025)
+    assert family["next"].verdict == "not reproduced"
     assert family["next"].alpha == pytest.approx(0.05)
-    assert family["next"].verdict == "reproduced"
 
 
 def test_holm_adjusted_hand_example():

@@ -28,9 +28,14 @@ Each form is a test at level ``alpha``, decided by an interval of the effect:
   reproduce a precise number); **not reproduced** iff it lies wholly outside; else
   inconclusive.
 
-A claim over a family of settings (a ranking, "in every setting", a sweep) judges each member
-at its level in Holm's step-down procedure (:func:`krepro.stats.holm_levels`), so that the
-family's error rate is α; ``family_size`` says how many members there are.
+A claim over a family of settings (a ranking, "in every setting", a sweep) holds only if it
+holds for every member: it is an intersection-union test, so each member's support is read at
+level α itself and the family's error of calling the claim reproduced is still at most α.
+Contradicting the claim takes only one member, found among many: the contradictions are
+judged at the levels of Holm's step-down procedure over the members' contradiction p-values
+(:func:`krepro.stats.holm_levels`), so that the family's error of calling the claim not
+reproduced is at most α. A raw contradiction that does not survive Holm leaves the member
+inconclusive; ``family_size`` says how many members there are.
 
 For an inconclusive verdict, :attr:`Judgement.needed_repetitions` is the number of
 repetitions that would make the verdict decisive at the observed mean and variance (``None``
@@ -222,21 +227,24 @@ class Judgement:
     reason: str = ""
 
 
-def _p_value(test: ClaimTest, effect: Effect) -> float:
-    """p-value of the decisive null of the test (what Holm orders the family by)."""
+def _p_contradiction(test: ClaimTest, effect: Effect) -> float:
+    """p-value of the null that the claim holds for this member (what Holm orders by).
+
+    Its rejection at level ``a`` is the member's "not reproduced" at ``a``: superiority
+    H0: effect ≥ margin; non-inferiority H0: effect ≥ −margin; equivalence and magnitude
+    H0: |effect| ≤ margin (one-sided on the estimate's side for equivalence, whose interval
+    is the (1 − 2α) one; two-sided for magnitude).
+    """
     spread = effect.spread(test.one_run)
     if not (np.isfinite(spread) and spread > 0):
         return float("nan")
     df, m, d = effect.n - 1, test.margin, effect.mean
-    if test.test == SUPERIORITY:  # H0: effect <= 0
-        return float(student_t.sf(d / spread, df))
-    if test.test == NONINFERIORITY:  # H0: effect <= -margin
-        return float(student_t.sf((d + m) / spread, df))
-    if test.test == EQUIVALENCE:  # H0: |effect| >= margin (TOST)
-        return float(max(student_t.sf((d + m) / spread, df), student_t.cdf((d - m) / spread, df)))
-    # Magnitude: H0: |effect| <= margin, rejected on the side the estimate lies (two-sided).
-    if abs(d) <= m:
-        return 1.0
+    if test.test == SUPERIORITY:
+        return float(student_t.cdf((d - m) / spread, df))
+    if test.test == NONINFERIORITY:
+        return float(student_t.cdf((d + m) / spread, df))
+    if test.test == EQUIVALENCE:
+        return float(student_t.sf((abs(d) - m) / spread, df))
     return float(min(1.0, 2.0 * student_t.sf((abs(d) - m) / spread, df)))
 
 
@@ -300,7 +308,14 @@ def _needed(test: ClaimTest, effect: Effect, level: float) -> int | None:
     return min(counts) if counts else None
 
 
-def judge(test: ClaimTest, effect: Effect, *, level: float | None = None, family_size=1):
+def judge(
+    test: ClaimTest,
+    effect: Effect,
+    *,
+    level: float | None = None,
+    family_size=1,
+    needed: bool = True,
+):
     """The verdict of one claim (or one member of a family, at its Holm ``level``).
 
     Parameters
@@ -312,6 +327,9 @@ def judge(test: ClaimTest, effect: Effect, *, level: float | None = None, family
         Level of this comparison (default ``test.alpha``; a family member's Holm level).
     family_size : int
         Recorded in the judgement.
+    needed : bool
+        Whether to compute :attr:`Judgement.needed_repetitions` (off in bootstrap loops,
+        where only the verdict counts).
 
     Returns
     -------
@@ -320,7 +338,11 @@ def judge(test: ClaimTest, effect: Effect, *, level: float | None = None, family
     level = test.alpha if level is None else level
     low, high = effect.interval(test.tail(level), test.one_run)
     verdict, reason = _decide(test, low, high)
-    needed = _needed(test, effect, level) if verdict == INCONCLUSIVE and effect.n > 1 else None
+    needed = (
+        _needed(test, effect, level)
+        if needed and verdict == INCONCLUSIVE and effect.n > 1
+        else None
+    )
     return Judgement(
         verdict=verdict,
         effect=effect.mean,
@@ -334,8 +356,16 @@ def judge(test: ClaimTest, effect: Effect, *, level: float | None = None, family
     )
 
 
-def judge_family(test: ClaimTest, effects: Mapping[str, Effect]) -> dict[str, Judgement]:
-    """Judge every member of a family of settings with Holm's step-down levels.
+def judge_family(
+    test: ClaimTest, effects: Mapping[str, Effect], *, needed: bool = True
+) -> dict[str, Judgement]:
+    """Judge every member of a family of settings (support at α, contradictions by Holm).
+
+    A member is **reproduced** when its own interval at ``test.alpha`` supports the claim
+    (the family is an intersection-union test: no adjustment is needed to say that every
+    member holds); **not reproduced** when its interval at its Holm level (over the
+    members' contradiction p-values) contradicts the claim; else **inconclusive**, with the
+    Holm-level interval (a raw contradiction that does not survive Holm reads inconclusive).
 
     Parameters
     ----------
@@ -344,6 +374,8 @@ def judge_family(test: ClaimTest, effects: Mapping[str, Effect]) -> dict[str, Ju
     effects : mapping of str to Effect
         One effect per setting (settings that are numerically the same comparison must be
         passed once).
+    needed : bool
+        As in :func:`judge`.
 
     Returns
     -------
@@ -351,12 +383,18 @@ def judge_family(test: ClaimTest, effects: Mapping[str, Effect]) -> dict[str, Ju
         In the order of ``effects``.
     """
     names = list(effects)
-    pvalues = [_p_value(test, effects[name]) for name in names]
-    levels = holm_levels(pvalues, test.alpha)
-    return {
-        name: judge(test, effects[name], level=float(level), family_size=len(names))
-        for name, level in zip(names, levels, strict=True)
-    }
+    size = len(names)
+    levels = holm_levels([_p_contradiction(test, effects[name]) for name in names], test.alpha)
+    out = {}
+    for name, level in zip(names, levels, strict=True):
+        support = judge(test, effects[name], family_size=size, needed=needed)
+        if support.verdict == REPRODUCED or size == 1:
+            out[name] = support
+        else:
+            out[name] = judge(
+                test, effects[name], level=float(level), family_size=size, needed=needed
+            )
+    return out
 
 
 def bootstrap_stability(
@@ -486,7 +524,12 @@ def judge_values(test: ClaimTest, values, *, offset: float = 0.0) -> Judgement:
 
 
 def judge_settings(
-    test: ClaimTest, values: Mapping[str, np.ndarray], *, offset=None, rule: str = EVERY
+    test: ClaimTest,
+    values: Mapping[str, np.ndarray],
+    *,
+    offset=None,
+    rule: str = EVERY,
+    needed: bool = True,
 ) -> FamilyJudgement:
     """A family of settings, each judged from its per-repetition values at its Holm level.
 
@@ -500,10 +543,12 @@ def judge_settings(
         Subtracted from each setting's values (magnitude claims: the paper's value).
     rule : str
         :data:`EVERY` or :data:`PARTS` (:func:`combine_family`).
+    needed : bool
+        As in :func:`judge`.
     """
     offset = offset or {}
     effects = {name: Effect.of(v, offset.get(name, 0.0)) for name, v in values.items()}
-    return combine_family(test, judge_family(test, effects), rule)
+    return combine_family(test, judge_family(test, effects, needed=needed), rule)
 
 
 def family_stability(
@@ -596,7 +641,7 @@ def judge_claim(
         offset = None if offset is None else {"": offset}
 
     def verdict_of(resample):
-        return judge_settings(test, resample, offset=offset, rule=rule).verdict
+        return judge_settings(test, resample, offset=offset, rule=rule, needed=False).verdict
 
     family = judge_settings(test, values, offset=offset, rule=rule)
     stability = family_stability(
@@ -652,9 +697,11 @@ def judge_parts(
     }
     offset = offset or {}
 
-    def judge_all(resample):
+    def judge_all(resample, needed=True):
         families = {
-            name: judge_settings(tests[name], resample[name], offset=offset.get(name), rule=EVERY)
+            name: judge_settings(
+                tests[name], resample[name], offset=offset.get(name), rule=EVERY, needed=needed
+            )
             for name in parts
         }
         part_judgements = {name: fam.judgement for name, fam in families.items()}
@@ -690,5 +737,5 @@ def judge_parts(
                 p: {s: a[rng.integers(0, a.shape[0], size=a.shape[0])] for s, a in st.items()}
                 for p, st in arrays.items()
             }
-        same += judge_all(resample)[0].verdict == result.verdict
+        same += judge_all(resample, needed=False)[0].verdict == result.verdict
     return result, same / n_resamples

@@ -299,6 +299,13 @@ def apply_evidence_rule(verdict: Verdict) -> Verdict:
     return verdict.replace(verdict=INCONCLUSIVE, detail=detail, check_verdict=verdict.verdict)
 
 
+def _test_text(claim: Mapping) -> str:
+    """The ``test`` column: the claim's test, or ``part: test`` for each named part."""
+    if "parts" in claim:
+        return "; ".join(f"{name}: {entry['test']}" for name, entry in claim["parts"].items())
+    return str(claim.get("test", ""))
+
+
 def claim_kind(claim: Mapping) -> str:
     """The kind of a claim entry (``kind``, default ``paper claim``), checked."""
     kind = str(claim.get("kind", PAPER_CLAIM))
@@ -381,7 +388,7 @@ def claim_verdict(
         raise KeyError(f"claim {claim_id!r} is not in the reference's claims {sorted(claims)}.")
     claim = claims[claim_id]
     kind = claim_kind(claim)
-    tested = "test" in claim
+    tested = "test" in claim or "parts" in claim
     if tested and judgement is None:
         raise ValueError(f"claim {claim_id!r} states a test: its verdict needs a judgement.")
     if verdict is None:
@@ -391,7 +398,7 @@ def claim_verdict(
     statistics = {}
     if judgement is not None:
         statistics = {
-            "test": str(claim.get("test", "")),
+            "test": _test_text(claim),
             "effect": judgement.effect,
             "ci_low": judgement.ci_low,
             "ci_high": judgement.ci_high,
