@@ -476,3 +476,21 @@ def test_output_gram_of_another_size_is_named():
     model = CMEConditionalMean(gamma=0.5, alphas=[1e-3, 1.0])
     with pytest.raises(ValueError, match=r"^output_gram must be the \(11, 11\) Gram matrix"):
         model.fit(S_short, output_gram=values @ values.T)
+
+
+def test_fast_dcm_paper_solver_names_a_missing_label_y():
+    # fuzz: the paper solver's delta target encoded y as "labels": "labels contains missing
+    # values" named no argument
+    y = np.array([3, 0] * 6, dtype=object)
+    y[2] = None
+    model = FastDCM(
+        n_components=2,
+        gamma=2.0,
+        epsilon=0.1,
+        target_kernel="delta",
+        n_landmarks=2,
+        random_state=0,
+        solver="paper",
+    )
+    with pytest.raises(ValueError, match=r"^y contains missing values"):
+        model.fit(X, y)

@@ -27,7 +27,7 @@ from fuzz_params import (
     point_sets,
     sizes,
 )
-from fuzz_property import check
+from fuzz_property import LAYOUT_RTOL, check
 from fuzz_settings import budget
 from hypothesis import given
 from hypothesis import strategies as st
@@ -119,10 +119,19 @@ def run_feature_map(params, data):
     return feature_map.transform(data["X"]), feature_map.transform(data["X_test"])
 
 
+DEGENERATE_NYSTROEM_RTOL = 1e-9
+
+
 @budget("KernelFeatureMap")
 @given(feature_map_cases())
 def test_kernel_feature_map(case):
-    check(run_feature_map, case)
+    # Nyström floors the landmark Gram's eigenvalues at 1e-12 (as scikit-learn's Nystroem):
+    # with coinciding landmarks (a degenerate X, stress) round-off along their null
+    # directions is amplified up to 1e6-fold, about 1e-10 relative between two layouts.
+    degenerate = "X" in case.stress
+    check(
+        run_feature_map, case, layout_rtol=DEGENERATE_NYSTROEM_RTOL if degenerate else LAYOUT_RTOL
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -213,7 +213,7 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
         return self._output(cache, "y", values, kind, self.target_gamma_, landmarks, key, F, part)
 
     def _T_d(self, domains, cache, key, landmarks, part="gram"):
-        codes = label_codes(domains)
+        codes = label_codes(domains, name="domains")
         F = self.feature_map_.F
         return self._output(cache, "d", codes, "delta", None, landmarks, key, F, part)
 

@@ -189,10 +189,10 @@ class DCM(_DomainProjection):
 
         Cx = fmap.C - fmap.column_mean
         if self.target_kernel == "delta":
-            Cy, Wy = blocks(label_codes(y).astype(float), {"kernel": "delta"})
+            Cy, Wy = blocks(label_codes(y, name="y").astype(float), {"kernel": "delta"})
         else:
             Cy, Wy = blocks(np.asarray(y, float), {"kernel": "rbf", "gamma": self.target_gamma_})
-        Cd, Wd = blocks(label_codes(domains).astype(float), {"kernel": "delta"})
+        Cd, Wd = blocks(label_codes(domains, name="domains").astype(float), {"kernel": "delta"})
         m = min(m, len(L))
         values, projection = fastdcm_paper(
             Cx, fmap.W, Cy, Wy, Cd, Wd, self.epsilon, m, omega_ridge, self.pinv_tol
