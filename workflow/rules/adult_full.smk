@@ -49,7 +49,9 @@ rule adult_full_fit:
         test="resources/adult/adult.test",
         selection=results("adult_full/selection.json"),
     output:
-        results("adult_full/runs/{adult_full_method}.json"),
+        record=results("adult_full/runs/{adult_full_method}.json"),
+        # Test predictions for the summary's test-set bootstrap.
+        predictions=results("adult_full/predictions/{adult_full_method}.npz"),
     log:
         logs("adult_full/fit/{adult_full_method}.log"),
     benchmark:
@@ -98,6 +100,10 @@ rule adult_full_summary:
             results("adult_full/runs/{adult_full_method}.json"),
             adult_full_method=ADULT_FULL["methods"],
         ),
+        predictions=expand(
+            results("adult_full/predictions/{adult_full_method}.npz"),
+            adult_full_method=ADULT_FULL["methods"],
+        ),
         sweep=results("adult_full/sweep.json"),
         selection=results("adult_full/selection.json"),
         reference=PAPER_REFERENCE,
@@ -132,6 +138,8 @@ rule adult_full_summary:
         runtime=5,
     params:
         settings=ADULT_FULL,
+        methods=ADULT_FULL["methods"],
+        seed=config["seed"],
         scale=config["scale"],
         entry=job_entry("adult_full", "summary"),
         code=job_code("adult_full", "summary"),

@@ -4,8 +4,9 @@ ThresholdOptimizer, and a landmark sweep against the exact methods.
 
 :mod:`.run` selects (C, γ) (job ``select``) and fits one method on all of Adult (job
 ``fit``), :mod:`.sweep` runs the landmark sweep (job ``sweep``), :mod:`.tables` and
-:mod:`.figures` build the tables and the figure, :mod:`.report` checks the claims and writes
-the section (job ``summary``).
+:mod:`.figures` build the tables and the figure, :mod:`.bootstrap` resamples the test rows
+(the claims' intervals for the one split), :mod:`.report` checks the claims and writes the
+section (job ``summary``).
 """
 
 from krepro.studies.study import PAPERS, Study

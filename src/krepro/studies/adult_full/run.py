@@ -40,6 +40,7 @@ method per job). The landmark sweep against the exact methods is in :mod:`.sweep
 
 from __future__ import annotations
 
+import io
 import time
 
 import numpy as np
@@ -54,7 +55,7 @@ from krepro.fairness.ferm_features import FERMFeatures
 from krepro.fairness.oblivious_features import KernelFeatureMap, ObliviousFeatures
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
 from krepro.seeding import seed_sequence
-from krepro.workflow.records import read_records, write_records
+from krepro.workflow.records import atomic_write_bytes, read_records, write_records
 
 __all__ = [
     "ESTIMATIONS",
@@ -63,9 +64,12 @@ __all__ = [
     "METHOD_LABELS",
     "SWEEP_METHODS",
     "fit",
+    "fit_full_method",
+    "read_predictions",
     "run_full_method",
     "select",
     "select_hyperparameters",
+    "write_predictions",
 ]
 
 STUDY = "adult_full"
@@ -266,6 +270,15 @@ def run_full_method(split, method, *, C, gamma, settings, seed):
     ``oblivious_estimation``, ``correlation_remover_alpha``, ``exponentiated_gradient``
     (``eps``, ``max_iter``).
     """
+    return fit_full_method(split, method, C=C, gamma=gamma, settings=settings, seed=seed)[0]
+
+
+def fit_full_method(split, method, *, C, gamma, settings, seed):
+    """:func:`run_full_method` and the method's test predictions (±1, int8).
+
+    The predictions are what the summary's test-set bootstrap resamples
+    (:mod:`krepro.studies.adult_full.bootstrap`).
+    """
     if method not in METHODS:
         raise ValueError(f"Unknown method {method!r}; expected one of {sorted(METHODS)}.")
     label, family = METHODS[method]
@@ -275,7 +288,7 @@ def run_full_method(split, method, *, C, gamma, settings, seed):
     test_prediction = predict_test()
     predict_cpu = time.process_time() - start_cpu - fit_cpu
     scores = _scores(split.y_test, test_prediction, split.s_test)
-    return {
+    record = {
         "study": STUDY,
         "protocol": split.protocol,
         "method": method,
@@ -298,6 +311,39 @@ def run_full_method(split, method, *, C, gamma, settings, seed):
         "wall_seconds": time.perf_counter() - start_wall,
         "status": "ok",
     }
+    return record, np.asarray(test_prediction).astype(np.int8)
+
+
+def write_predictions(path, split, prediction):
+    """Test labels, sensitive feature and one method's predictions as ``.npz`` (atomic)."""
+    buffer = io.BytesIO()
+    np.savez_compressed(
+        buffer,
+        y_test=np.asarray(split.y_test).astype(np.int8),
+        s_test=np.asarray(split.s_test),
+        prediction=np.asarray(prediction).astype(np.int8),
+    )
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def read_predictions(paths, methods):
+    """``(y_test, s_test, {method: predictions})`` from the fit jobs' ``.npz`` files.
+
+    Every file must hold the same test labels and sensitive feature (the bootstrap pairs the
+    methods row by row).
+    """
+    y_test = s_test = None
+    predictions = {}
+    for path, method in zip(paths, methods, strict=True):
+        with np.load(path) as data:
+            if y_test is None:
+                y_test, s_test = data["y_test"], data["s_test"]
+            elif not (
+                np.array_equal(y_test, data["y_test"]) and np.array_equal(s_test, data["s_test"])
+            ):
+                raise ValueError(f"{path}: test rows differ from the other methods'.")
+            predictions[method] = data["prediction"]
+    return y_test, s_test, predictions
 
 
 def select(job, log):
@@ -320,11 +366,11 @@ def select(job, log):
 
 def fit(job, log):
     """Job ``adult_full_fit``: one method on all of Adult (explicit features or a fairlearn
-    peer) at the selected (C, γ) → one run record."""
+    peer) at the selected (C, γ) → one run record and its test predictions (``.npz``)."""
     params, method = job.params, job.wildcards.adult_full_method
     (selection,) = read_records([job.input.selection])
     split = load_adult(job.input.data, job.input.test, "corrected", n_train=FULL_TRAIN_ROWS)
-    record = run_full_method(
+    record, prediction = fit_full_method(
         split,
         method,
         C=selection["C"],
@@ -339,4 +385,5 @@ def fit(job, log):
         record["test_error"],
         record["deo"],
     )
-    write_records(job.output[0], [record], rule=job.rule, wildcards=dict(job.wildcards))
+    write_records(job.output.record, [record], rule=job.rule, wildcards=dict(job.wildcards))
+    write_predictions(job.output.predictions, split, prediction)

@@ -16,29 +16,51 @@ BASELINE = "svm"
 DISPLAY_COLUMNS = {
     "algorithm": "algorithm",
     "error": "error",
+    "error_se": "error se",
     "deo": "DEO",
+    "deo_se": "DEO se",
     "beta": "e_β",
+    "beta_se": "e_β se",
     "relative_beta_percent": "relative e_β (%)",
     "positive_rate": "positive rate",
     "fit_cpu_seconds": "fit CPU-s",
 }
 
 
-def adult_full_table(runs):
-    """One row per method: error, DEO, e_β, relative e_β (% of the SVM's), positive rate, CPU-s."""
+def adult_full_table(runs, replicates=None):
+    """One row per method: error, DEO, e_β, relative e_β (% of the SVM's), positive rate, CPU-s.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        One run record per method.
+    replicates : mapping of str to DataFrame, optional
+        Per method, the test-set bootstrap replicates of ``error``, ``deo`` and ``beta``
+        (:func:`krepro.studies.adult_full.bootstrap.paired_bootstrap`): their standard
+        deviations fill ``error_se``, ``deo_se`` and ``beta_se`` (NaN without replicates).
+    """
+    replicates = replicates or {}
     by_method = runs.set_index("method")
     base = float(by_method["beta"].get(BASELINE, np.nan))
     order = {m: k for k, m in enumerate(METHODS)}
     rows = []
     for method, row in by_method.iterrows():
+        boot = replicates.get(method)
+        se = {
+            metric: float(boot[metric].std(ddof=1)) if boot is not None else np.nan
+            for metric in ("error", "deo", "beta")
+        }
         rows.append(
             {
                 "method": method,
                 "algorithm": METHOD_LABELS[method],
                 "family": row["family"],
                 "error": row["test_error"],
+                "error_se": se["error"],
                 "deo": row["deo"],
+                "deo_se": se["deo"],
                 "beta": row["beta"],
+                "beta_se": se["beta"],
                 "relative_beta_percent": 100 * row["beta"] / base if base else np.nan,
                 "positive_rate": row["positive_rate"],
                 "fit_cpu_seconds": row["fit_cpu_seconds"],
