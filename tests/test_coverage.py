@@ -455,6 +455,14 @@ def test_claim_without_its_settings_is_inconclusive_not_contradicted():
     assert _verdict(records, "below_nominal_up_to_128", "a", "percentile") == "reproduced"
 
 
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("n_reps", [1, 2])
+def test_one_or_two_repetitions_are_inconclusive_without_warnings(n_reps):
+    coverages = {(p, t): 0.9 for p in (8, 16, 32) for t in (2, 4, 8)}
+    _, records = section_verdicts(synthetic_runs(coverages, n_reps))
+    assert {v.verdict for v in records.values()} == {"inconclusive"}
+
+
 @pytest.mark.parametrize("form", ["superiority", "non-inferiority", "equivalence"])
 def test_fast_bootstrap_verdict_is_the_frameworks(form):
     rng = np.random.default_rng(len(form))

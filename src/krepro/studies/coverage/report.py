@@ -182,6 +182,13 @@ class _Family:
     effects: Callable
 
 
+def _sd(values):
+    """Sample standard deviation of each column (ddof = 1; NaN with fewer than 2 rows)."""
+    if values.shape[0] < 2:
+        return np.full(values.shape[1:], np.nan)
+    return values.std(axis=0, ddof=1)
+
+
 def _indicator_effects(indicators, nominal, sign):
     """Effects ``sign · (coverage − nominal)`` of 0/1 columns, with a variance that is never 0.
 
@@ -208,7 +215,7 @@ def _deviation_effects(indicators):
     """
     n = indicators.shape[0]
     deviation = indicators - indicators.mean(axis=1, keepdims=True)
-    sd = np.maximum(deviation.std(axis=0, ddof=1), np.sqrt(0.5 / (n + 4.0)))
+    sd = np.maximum(_sd(deviation), np.sqrt(0.5 / (n + 4.0)))
     return [Effect(float(m), float(s), n) for m, s in zip(deviation.mean(axis=0), sd, strict=True)]
 
 
@@ -224,7 +231,7 @@ def _ratio_effects(error, reference, members, sign, shift=0.0):
     for j in members:
         ratio = np.sqrt(means[j] / means[reference])
         pseudo = ratio / 2.0 * (error[:, j] / means[j] - error[:, reference] / means[reference])
-        out.append(Effect(float(sign * (ratio - 1.0) - shift), float(pseudo.std(ddof=1)), n))
+        out.append(Effect(float(sign * (ratio - 1.0) - shift), float(_sd(pseudo)), n))
     return out
 
 
