@@ -209,6 +209,15 @@ def test_repetitions_for_half_width_is_the_smallest(prediction, half_width):
     assert n == 2 or width(n - 1) > half_width
 
 
+def test_repetitions_for_a_vanishing_half_width_is_none_not_an_overflow():
+    # An effect a rounding error from its margin leaves a half-width of ~1e-18 to reach;
+    # a prediction interval a hair wider than its limit z·sd likewise.
+    sd, tail = 0.4, 0.025
+    assert repetitions_for_half_width(sd, 1e-18, tail) is None
+    limit = stats.norm.ppf(1 - tail) * sd
+    assert repetitions_for_half_width(sd, limit * (1 + 1e-14), tail, prediction=True) is None
+
+
 # ------------------------------------------------------------------------- stability
 
 

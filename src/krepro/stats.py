@@ -213,9 +213,11 @@ def repetitions_for_half_width(sd, half_width, tail, *, prediction=False, max_n=
     if prediction:
         if z * sd >= half_width:
             return None
-        n = max(2, int(np.ceil(1.0 / ((half_width / (z * sd)) ** 2 - 1.0))))
+        n = max(2, int(np.ceil(min(1.0 / ((half_width / (z * sd)) ** 2 - 1.0), 2.0 * max_n))))
     else:
-        n = max(2, int(np.ceil((z * sd / half_width) ** 2)))
+        n = max(2, int(np.ceil(min((z * sd / half_width) ** 2, 2.0 * max_n))))
+    if n > max_n:
+        return None
 
     def width(count):
         factor = np.sqrt(1.0 + 1.0 / count) if prediction else 1.0 / np.sqrt(count)
