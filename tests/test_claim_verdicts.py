@@ -231,3 +231,24 @@ def test_judge_parts_partly_only_when_parts_disagree():
     assert result.verdict == INCONCLUSIVE and result.deciding == "gap"
     with pytest.raises(ValueError, match="parts"):
         judge_parts(claim, {"gap": gap_yes}, seed=[3])
+
+
+@pytest.mark.parametrize("form", ["superiority", "non-inferiority", "equivalence", "magnitude"])
+@pytest.mark.parametrize("rule", [EVERY, PARTS])
+def test_vectorised_family_verdict_is_the_per_member_one(form, rule):
+    from krepro.studies.claims import family_verdict, judge_family
+
+    rng = np.random.default_rng(hash((form, rule)) % 2**32)
+    test = ClaimTest(form, margin=0.3, alpha=0.05, max_width=1.0 if form == "magnitude" else None)
+    agree = 0
+    for _ in range(150):
+        k = int(rng.integers(1, 7))
+        effects = {
+            str(i): Effect(
+                float(rng.normal(0.3, 0.5)), float(rng.uniform(0.05, 1.5)), int(rng.integers(2, 40))
+            )
+            for i in range(k)
+        }
+        slow = combine_family(test, judge_family(test, effects, needed=False), rule).verdict
+        agree += slow == family_verdict(test, list(effects.values()), rule)
+    assert agree == 150

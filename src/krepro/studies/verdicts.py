@@ -371,9 +371,11 @@ def claim_verdict(
         What was measured and why the verdict follows.
     experiment, paper, scale, protocol, primary, n_repetitions, paper_value, measured, tolerance
         As in :class:`Verdict`.
-    judgement : krepro.studies.claims.Judgement, optional
-        The interval judgement of the claim (of the member that decides, for a family); its
-        statistics fill the record's columns. Required when the claim states a ``test``.
+    judgement : krepro.studies.claims.Judgement or FamilyJudgement, optional
+        The interval judgement of the claim; its statistics fill the record's columns. For a
+        family (or named parts) pass the :class:`~krepro.studies.claims.FamilyJudgement`:
+        the verdict is the family's, the statistics those of the member that decides.
+        Required when the claim states a ``test`` or ``parts``.
     stability : float, optional
         Bootstrap stability of the verdict (:func:`krepro.studies.claims.bootstrap_stability`);
         an identity is stable by construction (1.0).
@@ -391,6 +393,9 @@ def claim_verdict(
     tested = "test" in claim or "parts" in claim
     if tested and judgement is None:
         raise ValueError(f"claim {claim_id!r} states a test: its verdict needs a judgement.")
+    if hasattr(judgement, "members"):  # a FamilyJudgement: its verdict, its decider's numbers
+        verdict = judgement.verdict if verdict is None else verdict
+        judgement = judgement.judgement
     if verdict is None:
         if judgement is None:
             raise ValueError(f"claim {claim_id!r}: give a verdict or a judgement.")

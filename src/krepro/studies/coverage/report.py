@@ -35,20 +35,16 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 from scipy.stats import chi2
-from scipy.stats import t as student_t
 
-from krepro.stats import holm_levels
 from krepro.studies.claims import (
-    EQUIVALENCE,
     EVERY,
-    NONINFERIORITY,
-    SUPERIORITY,
     ClaimTest,
     Effect,
     FamilyJudgement,
     Judgement,
     bootstrap_stability,
     combine_family,
+    family_verdict,
     judge_family,
     stability_seed,
 )
@@ -254,46 +250,8 @@ def _combine_parts(judged):
 
 
 def _fast_verdict(test, effects):
-    """The family verdict (rule ``every``) of :func:`judge_family`, vectorised over members.
-
-    The same p-values, Holm levels, intervals and decisions as
-    :mod:`krepro.studies.claims` for the superiority, non-inferiority and equivalence forms
-    (checked against it in the tests), without the repetitions an inconclusive member would
-    need: the bootstrap needs only the verdict, and the framework computes those counts one
-    member at a time (about a millisecond each), which took minutes over 200 resamples of
-    every (claim, reading).
-    """
-    mean = np.array([e.mean for e in effects])
-    n = np.array([e.n for e in effects], dtype=float)
-    spread = np.array([e.spread(False) for e in effects])
-    df, m = n - 1.0, test.margin
-    valid = np.isfinite(spread) & (spread > 0)
-    scale = np.where(valid, spread, 1.0)
-    with np.errstate(invalid="ignore"):
-        if test.test == SUPERIORITY:
-            p = student_t.sf(mean / scale, df)
-        elif test.test == NONINFERIORITY:
-            p = student_t.sf((mean + m) / scale, df)
-        elif test.test == EQUIVALENCE:
-            p = np.maximum(
-                student_t.sf((mean + m) / scale, df), student_t.cdf((mean - m) / scale, df)
-            )
-        else:
-            raise ValueError(f"no fast path for {test.test!r} claims.")
-    levels = holm_levels(np.where(valid, p, np.nan), test.alpha)
-    half = student_t.ppf(1.0 - levels, df) * spread
-    low, high = mean - half, mean + half
-    finite = np.isfinite(low) & np.isfinite(high)
-    if test.test == SUPERIORITY:
-        support, against = low > 0, high < m
-    elif test.test == NONINFERIORITY:
-        support, against = low > -m, high < -m
-    else:
-        support, against = (-m <= low) & (high <= m), (low > m) | (high < -m)
-    support, against = support & finite, against & finite & ~support
-    if support.all():
-        return REPRODUCED
-    return NOT_REPRODUCED if against.any() else INCONCLUSIVE
+    """Family verdict, rule ``every``: :func:`krepro.studies.claims.family_verdict`."""
+    return family_verdict(test, list(effects), EVERY)
 
 
 def _parts_verdict(verdicts):
