@@ -216,6 +216,8 @@ def repetitions_for_half_width(sd, half_width, tail, *, prediction=False, max_n=
         n = max(2, int(np.ceil(1.0 / ((half_width / (z * sd)) ** 2 - 1.0))))
     else:
         n = max(2, int(np.ceil((z * sd / half_width) ** 2)))
+    if n > max_n:  # the normal approximation is a lower bound: no count up to max_n reaches it
+        return None
 
     def width(count):
         factor = np.sqrt(1.0 + 1.0 / count) if prediction else 1.0 / np.sqrt(count)
