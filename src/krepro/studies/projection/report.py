@@ -127,8 +127,8 @@ def projection_section(table, runs, reference, settings, *, scale):
             "distance_concentration",
             outcome,
             "Identity: Hoeffding's inequality for the mean of n i.i.d. bounded distances,"
-            " which no measurement can contradict; the check guards the pipeline. Over {len(ok)} independent (γ, repetition) instances,"
-            f" |d_n − d| ≤"
+            " which no measurement can contradict; the check guards the pipeline. Over"
+            f" {len(ok)} independent (γ, repetition) instances, |d_n − d| ≤"
             f" {deviation.max():.4f} (median {np.median(deviation):.4f}), against the Hoeffding"
             f" radius ε = {radius.max():.3f} at δ = {claim['delta']:g} (n ="
             f" {int(ok['n_points'].iloc[0])}, ρ = {ok['rho'].iloc[0]:g}, distances in"
