@@ -17,6 +17,7 @@ import pandas as pd
 
 from krepro.studies.claims import judge_claim, stability_seed
 from krepro.studies.illustration.figures import plot_illustration
+from krepro.studies.illustration.run import MEASURES
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
@@ -204,8 +205,20 @@ def illustration_section(dependence, table, reference, *, scale):
             " `figures/oblivious_fig2.png`; table (mean and sd over repetitions):"
             " `tables/illustration.csv`."
         ),
-        body=markdown_table(table),
+        body=markdown_table(_shown(table)),
     )
+
+
+def _shown(table):
+    """Mean ± sd over repetitions of each measure, one row per (setting, features)."""
+    shown = table[["setting", "features"]].copy()
+    for measure in MEASURES:
+        shown[measure] = [
+            f"{m:.3f} ± {s:.3f}"
+            for m, s in zip(table[f"{measure}_mean"], table[f"{measure}_sd"], strict=True)
+        ]
+    shown["reps"] = table["n_reps"]
+    return shown
 
 
 def summary(job, log):

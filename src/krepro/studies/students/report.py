@@ -97,10 +97,11 @@ class _StudentsReading:
         detail = f"Reading {self.name}: {detail} Mean positive rates: {self.positive_rates()}."
         verdict = result.verdict
         if note:
-            detail = (
-                f"{detail} {note} The intervals alone would read *{verdict}*; the verdict is"
-                " inconclusive."
-            )
+            detail = f"{detail} {note}"
+            if verdict != INCONCLUSIVE:
+                detail += (
+                    f" The intervals alone would read *{verdict}*; the verdict is inconclusive."
+                )
             verdict = INCONCLUSIVE
         return claim_verdict(
             self.reference,
