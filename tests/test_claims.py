@@ -246,3 +246,9 @@ def test_claim_test_from_reference_and_refusals():
         ClaimTest(SUPERIORITY, 0.1, one_run=True)
     with pytest.raises(ValueError, match="margin"):
         ClaimTest(EQUIVALENCE, float("nan"))
+
+
+def test_repetitions_for_a_vanishing_half_width_is_none_not_an_overflow():
+    # An effect that sits on its margin up to round-off leaves a half-width of ~1e-17: the
+    # normal approximation alone exceeds any count considered.
+    assert repetitions_for_half_width(0.01, 1e-17, 0.05) is None

@@ -22,9 +22,9 @@ from krepro.fairness.projection import (
     project_onto_manifold,
 )
 from krepro.kernels import gram
-from krepro.studies.projection.report import projection_section
+from krepro.studies.projection.report import projection_section, within_gamma_products
 from krepro.studies.projection.run import aggregate, run_gamma, tidy
-from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from krepro.studies.verdicts import IDENTITY, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
 REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["oblivious"]
 SETTINGS = {
@@ -299,14 +299,20 @@ def test_run_gamma_and_aggregate():
 # --------------------------------------------------------------------------- verdicts
 
 
-def _frames(deviation, dcor_w, n_reps=20, d_n=(0.8, 0.5, 0.2)):
+def _frames(deviation, within=0.8, n_reps=20, d_n=(0.8, 0.5, 0.2), across=(0.8, 0.5, 0.1)):
+    """Runs with d_n and dCor(W, S) correlated ``within`` γ (and ``across`` γ by the means)."""
+    rng = np.random.default_rng(0)
     gammas = [0.0, 0.5, 1.0]
+    noise_d = rng.standard_normal((len(gammas), n_reps))
+    noise_w = within * noise_d + np.sqrt(1 - within**2) * rng.standard_normal(noise_d.shape)
     runs = pd.DataFrame(
         {
             "gamma": np.repeat(gammas, n_reps),
             "n_points": 300,
             "rho": 1.0,
             "abs_deviation": deviation,
+            "d_n": (np.asarray(d_n)[:, None] + 0.01 * noise_d).ravel(),
+            "dcor_W": (np.asarray(across)[:, None] + 0.02 * noise_w).ravel(),
             "status": "ok",
         }
     )
@@ -324,7 +330,7 @@ def _frames(deviation, dcor_w, n_reps=20, d_n=(0.8, 0.5, 0.2)):
                 for f in ("X", "Z", "W")
                 if (m, f) != ("dcor", "W")
             },
-            "dcor_W_mean": dcor_w,
+            "dcor_W_mean": across,
         }
     )
     return table, runs
@@ -335,27 +341,47 @@ def _verdicts(table, runs):
     return {v.claim_id: v for v in section.verdicts}
 
 
+def test_within_gamma_products_average_to_each_gammas_correlation():
+    _, runs = _frames(0.01, within=0.5, n_reps=7)
+    products, per_gamma = within_gamma_products(runs, "d_n", "dcor_W")
+    assert products.size == 21
+    for gamma, group in runs.groupby("gamma"):
+        expected = np.corrcoef(group["d_n"], group["dcor_W"])[0, 1]
+        assert per_gamma[gamma] == pytest.approx(expected)
+    assert products.mean() == pytest.approx(np.mean(list(per_gamma.values())))
+
+
 def test_projection_verdicts():
-    table, runs = _frames(0.01, [0.8, 0.5, 0.1])
+    table, runs = _frames(0.01, within=0.8)
     verdicts = _verdicts(table, runs)
     concentration = verdicts["distance_concentration"]
     assert (concentration.verdict, concentration.n_repetitions) == (REPRODUCED, 60)
-    assert verdicts["dependence_follows_distance"].verdict == REPRODUCED
-    assert verdicts["dependence_follows_distance"].primary
+    assert concentration.kind == IDENTITY and "Identity" in concentration.detail
+    follows = verdicts["dependence_follows_distance"]
+    assert follows.verdict == REPRODUCED and follows.primary
+    assert follows.test == "superiority" and follows.ci_low > 0
 
 
-def test_projection_verdicts_fail_and_evidence_rule():
+def test_confounded_by_gamma_alone_is_not_reproduced():
+    # The means move together across γ (Spearman 1), but within γ the draws do not.
+    table, runs = _frames(0.01, within=0.0, n_reps=40)
+    follows = _verdicts(table, runs)["dependence_follows_distance"]
+    assert follows.verdict == NOT_REPRODUCED
+    assert "Spearman +1.00" in follows.detail
+
+
+def test_projection_verdicts_fail_and_inconclusive():
     radius = hoeffding_radius(300, 1.0, 0.05, range_factor=5)
-    table, runs = _frames(2 * radius, [0.1, 0.5, 0.8])
+    table, runs = _frames(2 * radius, within=-0.8)
     verdicts = _verdicts(table, runs)
     assert verdicts["distance_concentration"].verdict == NOT_REPRODUCED
     assert verdicts["dependence_follows_distance"].verdict == NOT_REPRODUCED
-    table, runs = _frames(0.01, [0.8, 0.5, 0.1], n_reps=4)
+    table, runs = _frames(0.01, within=0.3, n_reps=4)
     verdicts = _verdicts(table, runs)
-    # 12 instances < 20 for the probability bound; 4 repetitions < 20 per γ
-    assert verdicts["distance_concentration"].verdict == INCONCLUSIVE
-    assert verdicts["dependence_follows_distance"].verdict == INCONCLUSIVE
-    assert verdicts["dependence_follows_distance"].check_verdict == REPRODUCED
+    # an identity is not gated by repetitions; 12 draws cannot decide a correlation of 0.3
+    assert verdicts["distance_concentration"].verdict == REPRODUCED
+    follows = verdicts["dependence_follows_distance"]
+    assert follows.verdict == INCONCLUSIVE and "would need about" in follows.detail
 
 
 @pytest.mark.parametrize(("scale", "gamma"), [(1e160, 1.0), (1.0, 1.7e308), (1e300, 1e-300)])

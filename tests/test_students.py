@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from krepro.data.students import students_sample
 from krepro.seeding import generator
@@ -143,19 +144,9 @@ def test_students_experiment_oblivious_is_nearly_independent(tiny_runs):
 
 
 def test_students_section_has_one_verdict_per_claim_and_reading(tiny_runs):
-    reference = {
-        "min_repetitions": 10,
-        "min_class_share": 0.02,
-        "claims": {
-            "oblivious_smallest_beta": {
-                "text": "t",
-                "source": "s",
-                "max_beta": 0.05,
-                "max_ratio": 0.5,
-            },
-            "oblivious_smallest_true_error": {"text": "t", "source": "s", "z": 2},
-        },
-    }
+    reference = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["oblivious"][
+        "students"
+    ]
     section = students_section(
         aggregate(tiny_runs),
         tiny_runs,
@@ -164,9 +155,11 @@ def test_students_section_has_one_verdict_per_claim_and_reading(tiny_runs):
         c_selections=SELECTIONS,
         scale="test",
     )
-    assert len(section.verdicts) == 4
+    assert len(section.verdicts) == 2 * len(reference["claims"])
     assert {v.protocol for v in section.verdicts} == {"paper/cv", "authors_code/cv"}
-    assert [v.protocol for v in section.verdicts if v.primary] == ["paper/cv"] * 2
+    assert [v.protocol for v in section.verdicts if v.primary] == ["paper/cv"] * len(
+        reference["claims"]
+    )
     assert all(v.n_repetitions == 2 for v in section.verdicts)
     assert "positive_rate" in section.body
 

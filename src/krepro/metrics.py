@@ -27,7 +27,9 @@ r"""Measures of Table 1 and Fig. 3 of the oblivious-data paper (§7.1).
 * :func:`distance_correlation` and :func:`distance_correlation_test` — Székely, Rizzo and
   Bakirov's (2007) distance correlation between two samples, zero in the population iff they
   are independent, with a permutation p-value: the check of "independent of S" claims, which
-  correlation alone cannot make (a spread that changes with S is uncorrelated with S).
+  correlation alone cannot make (a spread that changes with S is uncorrelated with S);
+  :func:`distance_correlation_permutations` also returns the permuted values (the level the
+  statistic shows under independence).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from krepro.seeding import as_generator
 __all__ = [
     "beta_dependence",
     "distance_correlation",
+    "distance_correlation_permutations",
     "distance_correlation_test",
     "equal_opportunity_difference",
     "hsic",
@@ -285,6 +288,45 @@ def distance_correlation(a, b):
     return _dcor_from_centred(_double_centred_distances(a), _double_centred_distances(b))
 
 
+def distance_correlation_permutations(a, b, *, n_permutations=200, random_state=None):
+    """Distance correlation and its values under random permutations of ``b``'s rows.
+
+    The permuted values sample the distance correlation of the same marginals under
+    independence: their mean is the level the statistic shows by chance at this n (the
+    V-statistic is positive even for independent samples), their upper tail gives the
+    permutation p-value (:func:`distance_correlation_test`).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n,) or (n, d)
+        Paired samples.
+    n_permutations : int, default=200
+        Number of random permutations.
+    random_state : int, Generator or None
+        Source of the permutations.
+
+    Returns
+    -------
+    statistic : float
+        :func:`distance_correlation` of the data.
+    permuted : numpy.ndarray of shape (n_permutations,)
+        The distance correlation after each permutation.
+    """
+    if n_permutations < 1:
+        raise ValueError(f"n_permutations must be at least 1, got {n_permutations}.")
+    rng = np.random.default_rng(random_state)
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(a) != len(b):
+        raise ValueError(f"a and b must have the same length, got {len(a)} and {len(b)}.")
+    A, B = _double_centred_distances(a), _double_centred_distances(b)
+    observed = _dcor_from_centred(A, B)
+    permuted = np.empty(n_permutations)
+    for k in range(n_permutations):
+        order = rng.permutation(len(b))
+        permuted[k] = _dcor_from_centred(A, B[np.ix_(order, order)])
+    return observed, permuted
+
+
 def distance_correlation_test(a, b, *, n_permutations=200, random_state=None):
     """Distance correlation and its permutation p-value for H0: a and b are independent.
 
@@ -306,16 +348,8 @@ def distance_correlation_test(a, b, *, n_permutations=200, random_state=None):
         :func:`distance_correlation` of the data.
     p_value : float
     """
-    if n_permutations < 1:
-        raise ValueError(f"n_permutations must be at least 1, got {n_permutations}.")
-    rng = np.random.default_rng(random_state)
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if len(a) != len(b):
-        raise ValueError(f"a and b must have the same length, got {len(a)} and {len(b)}.")
-    A, B = _double_centred_distances(a), _double_centred_distances(b)
-    observed = _dcor_from_centred(A, B)
-    exceed = 0
-    for _ in range(n_permutations):
-        order = rng.permutation(len(b))
-        exceed += _dcor_from_centred(A, B[np.ix_(order, order)]) >= observed - 1e-12
+    observed, permuted = distance_correlation_permutations(
+        a, b, n_permutations=n_permutations, random_state=random_state
+    )
+    exceed = int(np.sum(permuted >= observed - 1e-12))
     return observed, (1 + exceed) / (1 + n_permutations)

@@ -4,6 +4,7 @@
 rule illustration_sample:
     output:
         points=results("illustration/points.csv"),
+        dependence=results("illustration/dependence.csv"),
         summary=results("tables/illustration.csv"),
     log:
         logs("illustration/sample.log"),
@@ -26,6 +27,7 @@ rule illustration_sample:
 rule illustration_summary:
     input:
         points=results("illustration/points.csv"),
+        dependence=results("illustration/dependence.csv"),
         summary=results("tables/illustration.csv"),
         reference=PAPER_REFERENCE,
     output:

@@ -13,7 +13,9 @@ __all__ = ["plot_illustration"]
 
 
 def plot_illustration(frame, path):
-    """Paper Fig. 2: h(X) and ⟨h, Z⟩ against S for h1 = x² and h2 = sin."""
+    """Paper Fig. 2: h(X) and ⟨h, Z⟩ against S for h1 = x² and h2 = sin (repetition 0)."""
+    if "repetition" in frame:
+        frame = frame[frame["repetition"] == frame["repetition"].min()]
     sns.set_theme(style="whitegrid", context="paper")
     fig, axes = plt.subplots(1, 4, figsize=(14, 3.4))
     for k, (name, spec) in enumerate(ILLUSTRATION_SETTINGS.items()):

@@ -1,50 +1,97 @@
 """Paper vs reproduced for the illustration (§5, Fig. 2): the report section and the summary job.
 
-Each check reads the aggregate tables (or tidy run tables) and the claim's thresholds from
-``config/paper_reference.yaml``, and returns a verdict and its detail; the section functions
-return :class:`~krepro.studies.verdicts.Section` records (see :mod:`krepro.studies.verdicts`).
+The paper draws one sample per setting; the sample job draws ``n_repetitions`` independent
+ones (the figure shows the first), and the claims about the dependence on S are judged by
+their logical form over these repetitions (:mod:`krepro.studies.claims`). The dependence
+measure is the distance correlation's excess over its permutation level (the mean of the
+permuted statistics: what the V-statistic shows for independent samples of this size), so
+that "no dependence" reads 0; the effect of a repetition is the ratio of the excess of
+⟨h, Z⟩ to that of h(X) on the same draw, as the claims compare the two. Thresholds, tests and
+margins come from ``config/paper_reference.yaml`` (``oblivious.illustration``).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
+from krepro.studies.claims import judge_claim, stability_seed
 from krepro.studies.illustration.figures import plot_illustration
+from krepro.studies.illustration.run import MEASURES
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
     NOT_REPRODUCED,
-    PARTLY,
     REPRODUCED,
     Section,
     claim_verdict,
+    judgement_detail,
     paper_reference,
 )
 
-__all__ = ["illustration_section", "summary"]
+__all__ = ["dependence_ratios", "illustration_section", "summary"]
 
 PAPER = "oblivious"
 
 
-def _illustration_rows(summary):
-    for setting, group in summary.groupby("setting", sort=False):
-        raw = group[group["features"] == "raw"].iloc[0]
-        oblivious = group[group["features"] == "oblivious"].iloc[0]
-        yield setting, raw, oblivious
-
-
-def illustration_section(summary, reference, *, scale):
-    """Verdicts for Fig. 2: how ⟨h, Z⟩ depends on S, against h(X).
-
-    Three claims, three measures: correlation and η² (the conditional mean) for
-    "uncorrelated"; distance correlation (any dependence) for "much smaller"; its permutation
-    test for "hard to see at all".
+def dependence_ratios(dependence):
+    """Per setting, per repetition: excess dCor of ⟨h, Z⟩ over that of h(X), same draw.
 
     Parameters
     ----------
-    summary : pandas.DataFrame
-        ``tables/illustration.csv``
+    dependence : pandas.DataFrame
+        ``results/illustration/dependence.csv``
         (:func:`krepro.studies.illustration.run.dependence_summary`).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        In the order of the settings, repetitions sorted.
+    """
+    wide = dependence.pivot_table(
+        index=["setting", "repetition"], columns="features", values="dcor_excess"
+    )
+    ratio = wide["oblivious"] / wide["raw"]
+    settings = list(dict.fromkeys(dependence["setting"]))
+    return {s: ratio.xs(s, level="setting").sort_index().to_numpy() for s in settings}
+
+
+def _uncorrelated(dependence, claim):
+    """The identity's check in every repetition: |corr| and the η² ratio within bounds."""
+    wide = dependence.pivot_table(
+        index=["setting", "repetition"],
+        columns="features",
+        values=["corr_with_s", "variance_explained_by_s"],
+    )
+    corr = wide[("corr_with_s", "oblivious")].abs()
+    eta2 = wide[("variance_explained_by_s", "oblivious")] / wide[("variance_explained_by_s", "raw")]
+    ok = bool((corr <= claim["max_abs_correlation"]).all())
+    ok &= bool((eta2 <= claim["max_eta2_ratio"]).all())
+    parts = []
+    for setting in dict.fromkeys(dependence["setting"]):
+        raw_corr = wide[("corr_with_s", "raw")].xs(setting, level="setting")
+        parts.append(
+            f"{setting}: corr with S {raw_corr.mean():+.3f} → max |corr|"
+            f" {corr.xs(setting, level='setting').max():.3f}, η² ratio ≤"
+            f" {eta2.xs(setting, level='setting').max():.3f}"
+        )
+    return ok, corr.max(), "; ".join(parts)
+
+
+def illustration_section(dependence, table, reference, *, scale):
+    """Verdicts for Fig. 2: how ⟨h, Z⟩ depends on S, against h(X).
+
+    ``uncorrelated`` is an identity (the construction removes the conditional mean) checked
+    by correlation and η² in every repetition; ``dependence_much_smaller`` (every setting,
+    Holm) and ``sine_hard_to_see`` are tests of the per-repetition ratio of excess distance
+    correlations against the claim's bound (non-inferiority of −ratio: ratio ≤ margin).
+
+    Parameters
+    ----------
+    dependence : pandas.DataFrame
+        ``results/illustration/dependence.csv``, one row per (setting, features, repetition).
+    table : pandas.DataFrame
+        ``tables/illustration.csv`` (:func:`krepro.studies.illustration.run.aggregate`).
     reference : mapping
         ``oblivious.illustration`` of ``config/paper_reference.yaml``.
     scale : str
@@ -55,6 +102,7 @@ def illustration_section(summary, reference, *, scale):
     Section
     """
     claims = reference["claims"]
+    n_reps = int(dependence.groupby(["setting", "features"]).size().min())
 
     def verdict(claim_id, outcome, detail, **values):
         return claim_verdict(
@@ -65,92 +113,112 @@ def illustration_section(summary, reference, *, scale):
             experiment="illustration",
             paper=PAPER,
             scale=scale,
+            n_repetitions=n_reps,
             **values,
         )
 
-    rows = list(_illustration_rows(summary))
     claim = claims["uncorrelated"]
-    ok, parts = True, []
-    for setting, raw, obl in rows:
-        ok &= abs(obl["corr_with_s"]) <= claim["max_abs_correlation"]
-        ok &= (
-            obl["variance_explained_by_s"]
-            <= claim["max_eta2_ratio"] * raw["variance_explained_by_s"]
-        )
-        parts.append(
-            f"{setting}: corr with S {raw['corr_with_s']:+.3f} → {obl['corr_with_s']:+.3f},"
-            f" η² {raw['variance_explained_by_s']:.3f} → {obl['variance_explained_by_s']:.3f}"
-        )
+    ok, worst, text = _uncorrelated(dependence, claim)
     verdicts = [
         verdict(
             "uncorrelated",
             REPRODUCED if ok else NOT_REPRODUCED,
-            "; ".join(parts) + ". The plug-in conditional mean on a dyadic partition leaves a"
-            " small within-cell trend.",
-            measured="; ".join(f"{r[2]['corr_with_s']:+.3f}" for r in rows),
+            f"Identity: ⟨h, Z⟩ = h(X) − Ê[h(X)|S] + Ê h(X), so E[⟨h, Z⟩ | S] = E h(X) +"
+            " (E[h(X)|S] − Ê[h(X)|S]) is constant up to the plug-in error of the conditional"
+            " mean: the check can fail only through that error or a bug. Over"
+            f" {n_reps} repetitions: {text}. The plug-in conditional mean on a dyadic"
+            " partition leaves a small within-cell trend.",
+            measured=f"max |corr| {worst:.3f}",
             tolerance=f"|corr| ≤ {claim['max_abs_correlation']:g},"
-            f" η² ratio ≤ {claim['max_eta2_ratio']:g}",
+            f" η² ratio ≤ {claim['max_eta2_ratio']:g} in every repetition",
         )
     ]
+
+    ratios = dependence_ratios(dependence)
     claim = claims["dependence_much_smaller"]
-    ratios = {
-        setting: obl["distance_correlation"] / raw["distance_correlation"]
-        for setting, raw, obl in rows
-    }
-    smaller = [s for s, r in ratios.items() if r <= claim["max_dcor_ratio"]]
-    outcome = REPRODUCED if len(smaller) == len(ratios) else PARTLY if smaller else NOT_REPRODUCED
-    detail = "; ".join(
-        f"{setting}: distance correlation with S {raw['distance_correlation']:.3f} →"
-        f" {obl['distance_correlation']:.3f} (ratio {ratios[setting]:.2f})"
-        for setting, raw, obl in rows
-    ) + (
-        ". ⟨h, Z⟩ = h(X) − E[h(X)|S] + E h(X) removes the conditional mean only: its spread"
-        " given S is that of h(X) given S, which changes with S (for h1 = x², X = S + U,"
-        " h(X) − E[h(X)|S] = 2S(U − E U) + U² − E U²)."
+    result, stability = judge_claim(
+        claim,
+        {s: -r for s, r in ratios.items()},
+        seed=stability_seed("illustration", "dependence_much_smaller"),
+        paired=False,
     )
-    if outcome != REPRODUCED:
-        detail += (
-            f" Ratio above {claim['max_dcor_ratio']:g} for: "
-            + ", ".join(s for s in ratios if s not in smaller)
-            + "."
-        )
+    listing = "; ".join(
+        f"{s}: ratio {r.mean():.3f} ({result.members[s].verdict})" for s, r in ratios.items()
+    )
+    detail = (
+        "Per repetition, ratio = excess dCor(⟨h, Z⟩, S) / excess dCor(h(X), S) on the same"
+        f" draw; claim: ratio ≤ {claim['margin']:g} in every setting (effect = −ratio, Holm"
+        f" over {len(ratios)} settings). {listing}. Deciding setting ({result.deciding}):"
+        f" {judgement_detail(result.judgement)} ⟨h, Z⟩ = h(X) − E[h(X)|S] + E h(X) removes"
+        " the conditional mean only: its spread given S is that of h(X) given S, which changes"
+        " with S (for h1 = x², X = S + U, h(X) − E[h(X)|S] = 2S(U − E U) + U² − E U²)."
+    )
     verdicts.append(
         verdict(
             "dependence_much_smaller",
-            outcome,
+            None,
             detail,
-            measured="; ".join(f"{s} {r:.2f}" for s, r in ratios.items()),
-            tolerance=f"dCor ratio ≤ {claim['max_dcor_ratio']:g}",
+            judgement=result.judgement,
+            stability=stability,
+            measured="; ".join(f"{s} {r.mean():.2f}" for s, r in ratios.items()),
+            tolerance=f"ratio ≤ {claim['margin']:g}",
         )
     )
+
     claim = claims["sine_hard_to_see"]
-    _, raw, obl = next(r for r in rows if r[0] == claim["setting"])
-    hidden = obl["dcor_p_value"] >= claim["alpha"]
+    setting = claim["setting"]
+    result, stability = judge_claim(
+        claim,
+        -ratios[setting],
+        seed=stability_seed("illustration", "sine_hard_to_see"),
+    )
+    rows = dependence[(dependence["setting"] == setting)]
+    obl = rows[rows["features"] == "oblivious"]
+    detected = float(np.mean(obl["dcor_p_value"] <= reference["detection_alpha"]))
+    detail = (
+        f"{setting}: ratio of excess distance correlations {ratios[setting].mean():.3f}"
+        f" (⟨h, Z⟩: dCor {obl['distance_correlation'].mean():.3f} against the permutation"
+        f" level {obl['dcor_null'].mean():.3f}); claim: ratio ≤ {claim['margin']:g}, an order"
+        f" of magnitude below h(X)'s dependence. {judgement_detail(result.judgement)} The"
+        f" permutation test ({int(obl['n_permutations'].iloc[0])} permutations,"
+        f" {int(obl['n_points'].iloc[0])} points) detects the dependence at level"
+        f" {reference['detection_alpha']:g} in {detected:.0%} of the repetitions: the spread"
+        " of ⟨h, Z⟩ changes with S although its mean does not."
+    )
     verdicts.append(
         verdict(
             "sine_hard_to_see",
-            REPRODUCED if hidden else NOT_REPRODUCED,
-            f"{claim['setting']}: distance correlation of ⟨h, Z⟩ with S"
-            f" {obl['distance_correlation']:.3f}, permutation p = {obl['dcor_p_value']:.3g}"
-            f" ({int(obl['n_permutations'])} permutations, {int(obl['n_points'])} points);"
-            f" correlation {obl['corr_with_s']:+.3f}. "
-            + (
-                "No dependence detected."
-                if hidden
-                else "The dependence is detected: the spread of ⟨h, Z⟩ changes with S although"
-                " its mean does not, as the figure shows."
-            ),
-            measured=f"p = {obl['dcor_p_value']:.3g}",
-            tolerance=f"p ≥ {claim['alpha']:g}",
+            None,
+            detail,
+            judgement=result.judgement,
+            stability=stability,
+            measured=f"ratio {ratios[setting].mean():.3f}",
+            tolerance=f"ratio ≤ {claim['margin']:g}",
         )
     )
     return Section(
         experiment="illustration",
         title="Illustration: raw vs oblivious features (paper §5, Fig. 2)",
         verdicts=verdicts,
-        intro=("Figure: `figures/oblivious_fig2.png`; table: `tables/illustration.csv`."),
-        body=markdown_table(summary),
+        intro=(
+            f"{n_reps} independent draws per setting (the figure shows the first). Figure:"
+            " `figures/oblivious_fig2.png`; table (mean and sd over repetitions):"
+            " `tables/illustration.csv`."
+        ),
+        body=markdown_table(_shown(table)),
     )
+
+
+def _shown(table):
+    """Mean ± sd over repetitions of each measure, one row per (setting, features)."""
+    shown = table[["setting", "features"]].copy()
+    for measure in MEASURES:
+        shown[measure] = [
+            f"{m:.3f} ± {s:.3f}"
+            for m, s in zip(table[f"{measure}_mean"], table[f"{measure}_sd"], strict=True)
+        ]
+    shown["reps"] = table["n_reps"]
+    return shown
 
 
 def summary(job, log):
@@ -160,6 +228,9 @@ def summary(job, log):
 
     reference = paper_reference(job.input.reference, "oblivious", "illustration")
     section = illustration_section(
-        pd.read_csv(job.input.summary), reference, scale=job.params.scale
+        pd.read_csv(job.input.dependence),
+        pd.read_csv(job.input.summary),
+        reference,
+        scale=job.params.scale,
     )
     write_section(section, job.output.json, job.output.md)

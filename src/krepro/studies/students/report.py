@@ -4,6 +4,17 @@ the verdicts, the report section and the summary job.
 Readings are ``<generator>/<C selection>``; exactly one is primary, and readings are never
 merged. A classifier that predicts (nearly) one class makes its claims inconclusive
 (:mod:`krepro.studies.adult.one_class`, shared with the Adult verdicts).
+
+The claims are tested by their logical form (:mod:`krepro.studies.claims`) on per-repetition
+values, paired across methods (within a reading, every method sees the same draws):
+
+* ``oblivious_smallest_beta``: named parts, the oblivious e_β close to 0 (−e_β ≥ −margin)
+  and its ratio to each other method's e_β bounded (−ratio ≥ −margin, Holm over the two);
+* ``oblivious_smallest_true_error``: error w.r.t. the fair labels of each other method minus
+  the oblivious SVM's, superiority, Holm over the two;
+* ``observed_error_misleading``: Fig. 3a against 3b, the oblivious SVM worse than each other
+  method on the observed labels and better on the fair labels: four superiority comparisons,
+  Holm, all needed (the pair linear SVM / linear FERM is not part of the claim).
 """
 
 from __future__ import annotations
@@ -11,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from krepro.stats import mean_se
 from krepro.studies.adult.one_class import degenerate_note
+from krepro.studies.claims import judge_claim, judge_parts, stability_seed
 from krepro.studies.render import write_section
 from krepro.studies.students.figures import plot_students, reading_runs
 from krepro.studies.students.run import METHOD_LABELS as STUDENT_LABELS
@@ -21,11 +32,9 @@ from krepro.studies.students.run import aggregate, tidy
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
-    NOT_REPRODUCED,
-    PARTLY,
-    REPRODUCED,
     Section,
     claim_verdict,
+    judgement_detail,
     paper_reference,
 )
 from krepro.workflow.records import atomic_write_text, read_records
@@ -78,11 +87,22 @@ class _StudentsReading:
             for m in STUDENT_METHODS
         )
 
-    def verdict(self, claim_id, verdict, detail, **values):
+    def verdict(self, claim_id, result, stability, detail, **values):
+        """The record of a claim judged as ``result`` (a FamilyJudgement) in this reading.
+
+        A reading where some classifier predicts (nearly) one class is inconclusive whatever
+        the interval reads (:func:`krepro.studies.adult.one_class.degenerate_note`).
+        """
         note = degenerate_note(self.rates(), self.reference["min_class_share"])
         detail = f"Reading {self.name}: {detail} Mean positive rates: {self.positive_rates()}."
+        verdict = result.verdict
         if note:
-            verdict, detail = INCONCLUSIVE, f"{detail} {note}"
+            detail = f"{detail} {note}"
+            if verdict != INCONCLUSIVE:
+                detail += (
+                    f" The intervals alone would read *{verdict}*; the verdict is inconclusive."
+                )
+            verdict = INCONCLUSIVE
         return claim_verdict(
             self.reference,
             claim_id,
@@ -94,73 +114,134 @@ class _StudentsReading:
             protocol=self.name,
             primary=self.primary,
             n_repetitions=self.n_repetitions,
+            judgement=result.judgement,
+            stability=stability,
             **values,
         )
 
 
+OTHERS = ("linear_svm", "linear_ferm")
+
+
+def _listing(result):
+    """``member: verdict (effect [low, high])`` for every member of a judged family."""
+    return "; ".join(
+        f"{name}: {j.verdict} ({j.effect:+.3f} [{j.ci_low:.3f}, {j.ci_high:.3f}])"
+        for name, j in result.members.items()
+    )
+
+
 def _smallest_beta(reading, claim):
-    obl = mean_se(reading.values("oblivious_svm", "beta"))
-    others = {m: mean_se(reading.values(m, "beta")) for m in ("linear_svm", "linear_ferm")}
-    near_zero = obl[0] <= claim["max_beta"]
-    much_smaller = all(obl[0] <= claim["max_ratio"] * o[0] for o in others.values())
-    if near_zero and much_smaller:
-        verdict = REPRODUCED
-    elif much_smaller:
-        verdict = PARTLY
-    else:
-        verdict = NOT_REPRODUCED
+    """Named parts: the oblivious e_β close to 0, and at most a fraction of each other's."""
+    obl = reading.values("oblivious_svm", "beta").to_numpy()
+    ratios = {}
+    for method in OTHERS:
+        other = reading.values(method, "beta").to_numpy()
+        safe = np.where(other > 0, other, 1.0)
+        ratios[STUDENT_LABELS[method]] = np.where(other > 0, obl / safe, np.nan)
+    result, stability = judge_parts(
+        claim,
+        {
+            "close_to_zero": {"Oblivious SVM": -obl},
+            "much_smaller": {label: -r for label, r in ratios.items()},
+        },
+        seed=stability_seed("students", "oblivious_smallest_beta", reading.name),
+    )
+    parts = claim["parts"]
+    others = ", ".join(
+        f"{STUDENT_LABELS[m]} {reading.values(m, 'beta').mean():.3f}" for m in OTHERS
+    )
     detail = (
-        f"oblivious e_β {obl[0]:.3f} ± {obl[1]:.3f} (se); "
-        + ", ".join(f"{STUDENT_LABELS[m]} {v[0]:.3f} ± {v[1]:.3f}" for m, v in others.items())
-        + f". Criterion: oblivious e_β ≤ {claim['max_beta']:g} and ≤ {claim['max_ratio']:g}×"
-        " each other method's."
+        f"Per repetition: oblivious e_β (close to 0: e_β ≤ {parts['close_to_zero']['margin']:g},"
+        " effect = −e_β) and its ratio to each other method's e_β on the same draw (much"
+        f" smaller: ratio ≤ {parts['much_smaller']['margin']:g}, effect = −ratio, Holm over"
+        f" {len(ratios)}). Mean oblivious e_β {obl.mean():.3f}; others {others}; mean ratios "
+        + ", ".join(f"{k} {np.nanmean(v):.3f}" for k, v in ratios.items())
+        + f". Parts: {_listing(result)}. Deciding part ({result.deciding}):"
+        f" {judgement_detail(result.judgement)}"
     )
     return reading.verdict(
         "oblivious_smallest_beta",
-        verdict,
+        result,
+        stability,
         detail,
-        paper_value="close to 0; much smaller than the others",
-        measured=f"{obl[0]:.3f}",
-        tolerance=f"≤ {claim['max_beta']:g}; ≤ {claim['max_ratio']:g}× others",
+        measured=f"{obl.mean():.3f}",
+        tolerance=f"e_β ≤ {parts['close_to_zero']['margin']:g};"
+        f" ≤ {parts['much_smaller']['margin']:g}× others",
     )
+
+
+def _error_gaps(reading, metric, sign):
+    """Per other method: ``sign`` × (error(oblivious) − error(other)), paired per repetition."""
+    obl = reading.values("oblivious_svm", metric)
+    return {STUDENT_LABELS[m]: sign * obl.sub(reading.values(m, metric)).to_numpy() for m in OTHERS}
 
 
 def _smallest_true_error(reading, claim):
-    z = claim["z"]
+    """Family over the other methods (Holm): error(other) − error(oblivious) > 0, fair labels."""
+    gaps = _error_gaps(reading, "error_true", -1.0)
+    result, stability = judge_claim(
+        claim,
+        gaps,
+        seed=stability_seed("students", "oblivious_smallest_true_error", reading.name),
+    )
     obl = reading.values("oblivious_svm", "error_true")
-    outcomes, parts = [], []
-    for method in ("linear_svm", "linear_ferm"):
-        paired = reading.values(method, "error_true").sub(obl)
-        mean, se = mean_se(paired)
-        se = np.inf if np.isnan(se) else se
-        if mean > z * se:
-            outcomes.append(REPRODUCED)
-        elif mean > -z * se:
-            outcomes.append(INCONCLUSIVE)
-        else:
-            outcomes.append(NOT_REPRODUCED)
-        parts.append(f"{STUDENT_LABELS[method]} − oblivious = {mean:+.3f} ± {se:.3f} (se)")
-    if all(v == REPRODUCED for v in outcomes):
-        verdict = REPRODUCED
-    elif NOT_REPRODUCED not in outcomes:
-        verdict = INCONCLUSIVE
-    elif REPRODUCED in outcomes:
-        verdict = PARTLY
-    else:
-        verdict = NOT_REPRODUCED
     detail = (
-        f"oblivious true error {obl.mean():.3f}; paired differences "
-        + "; ".join(parts)
-        + f". Criterion: each difference beyond {z:g} standard errors."
+        "Per repetition, error w.r.t. the fair labels of the other method − oblivious SVM's"
+        f" (paired), each > 0 (Holm over {len(gaps)}). Oblivious true error"
+        f" {obl.mean():.3f}. {_listing(result)}. Deciding comparison ({result.deciding}):"
+        f" {judgement_detail(result.judgement)}"
     )
     return reading.verdict(
         "oblivious_smallest_true_error",
-        verdict,
+        result,
+        stability,
         detail,
-        paper_value="oblivious smallest",
         measured=f"{obl.mean():.3f}",
-        tolerance=f"{z:g} se (paired)",
+        tolerance=f"difference > 0 (smallest of interest {claim['margin']:g})",
     )
+
+
+def _observed_misleading(reading, claim):
+    """Every comparison (Holm): observed labels favour the others, fair labels the oblivious."""
+    values = {
+        f"observed, {k}": v for k, v in _error_gaps(reading, "error_observed", 1.0).items()
+    } | {f"fair, {k}": v for k, v in _error_gaps(reading, "error_true", -1.0).items()}
+    result, stability = judge_claim(
+        claim,
+        values,
+        seed=stability_seed("students", "observed_error_misleading", reading.name),
+    )
+    means = {
+        label: (
+            reading.values(m, "error_observed").mean(),
+            reading.values(m, "error_true").mean(),
+        )
+        for m, label in STUDENT_LABELS.items()
+    }
+    detail = (
+        "Per repetition (paired): on the observed labels error(oblivious) − error(other) > 0,"
+        " on the fair labels error(other) − error(oblivious) > 0, for each other method"
+        f" ({len(values)} comparisons, Holm; the claim needs all). Mean errors observed/fair: "
+        + ", ".join(f"{k} {o:.3f}/{t:.3f}" for k, (o, t) in means.items())
+        + f". {_listing(result)}. Deciding comparison ({result.deciding}):"
+        f" {judgement_detail(result.judgement)}"
+    )
+    return reading.verdict(
+        "observed_error_misleading",
+        result,
+        stability,
+        detail,
+        measured="; ".join(f"{k} {o:.3f}/{t:.3f}" for k, (o, t) in means.items()),
+        tolerance=f"each difference > 0 (smallest of interest {claim['margin']:g})",
+    )
+
+
+CHECKS = {
+    "oblivious_smallest_beta": _smallest_beta,
+    "oblivious_smallest_true_error": _smallest_true_error,
+    "observed_error_misleading": _observed_misleading,
+}
 
 
 def students_verdicts(runs, reference, *, primary_reading, c_selections, scale):
@@ -196,8 +277,8 @@ def students_verdicts(runs, reference, *, primary_reading, c_selections, scale):
             c_selection=c_selections[name.split("/", 1)[1]],
             scale=scale,
         )
-        out.append(_smallest_beta(reading, claims["oblivious_smallest_beta"]))
-        out.append(_smallest_true_error(reading, claims["oblivious_smallest_true_error"]))
+        for claim_id, check in CHECKS.items():
+            out.append(check(reading, claims[claim_id]))
     return out
 
 
