@@ -644,3 +644,74 @@ def test_fastdcm_at_extreme_scales_is_finite():
             X * 1e160, y, domains=domains
         )
     assert np.isfinite(model.transform(X * 1e160)).all()
+
+
+def _binary_domains(seed=0, n=150, n_domains=3):
+    rng = np.random.default_rng(seed)
+    domains = np.arange(n) % n_domains
+    X = rng.normal(size=(n, 3)) * (1.0 + 0.3 * domains[:, None])  # domains differ in spread
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1, -1)
+    return X, y, domains
+
+
+def _one_direction(estimators, X, y, domains):
+    """Fit COIR, DICA, DCM sharing one feature map; their single informative projections."""
+    import warnings
+
+    from krepro.dcm import fit_shared
+
+    cache = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # one informative component, expected
+        fitted = [e for e, _, _ in fit_shared(estimators, X, y, domains=domains, cache=cache)]
+    return fitted, cache
+
+
+def test_fig2_binary_labels_give_one_direction_shared_up_to_sign_with_one_domain():
+    """Why Fig. 2 shows COIR, DICA and DCM coinciding (up to sign).
+
+    With binary labels and a centred delta target kernel, T_y = κ b bᵀ has rank 1, so each
+    method has one informative direction W ∝ (A + NεI + Δ)⁻¹ b (A = FᵀF): Δ = 0 for COIR,
+    A T_q for DICA, γ/(γ − 1) T_d A for DCM. With one domain both domain terms vanish and
+    the three projections are the same up to sign.
+    """
+    from krepro.dcm import COIR, DCM, DICA
+
+    X, y, _ = _binary_domains()
+    fitted, _ = _one_direction(
+        [COIR(2, gamma=0.5), DICA(2, gamma=0.5), DCM(2, gamma=0.5)], X, y, None
+    )
+    Z = [est.transform(X) for est in fitted]
+    assert all(z.shape[1] == 1 for z in Z)
+    for z in Z[1:]:
+        assert abs(np.corrcoef(Z[0][:, 0], z[:, 0])[0, 1]) > 1 - 1e-9
+
+
+def test_fig2_binary_labels_directions_follow_the_closed_form_with_domains():
+    from krepro.dcm import COIR, DCM, DICA
+    from krepro.dcm.core import between_domain_covariance
+
+    X, y, domains = _binary_domains()
+    estimators = [COIR(2, gamma=0.5), DICA(2, gamma=0.5), DCM(2, gamma=0.5)]
+    (coir, dica, dcm), cache = _one_direction(estimators, X, y, domains)
+    fmap = dcm.feature_map_
+    F, A, N = fmap.F, fmap.eigenvalues, X.shape[0]
+    ridge = N * dcm.epsilon
+    T_y = dcm._T_y(y, cache, dcm.feature_map_key_, None)
+    T_d = dcm._T_d(domains, cache, dcm.feature_map_key_, None)
+    values, vectors = np.linalg.eigh(T_y)
+    assert values[-2] < 1e-10 * values[-1]  # rank 1
+    b = vectors[:, -1]
+    gamma = dcm.eigenvalues_[0]
+    closed = {
+        "coir": np.diag(A + ridge),
+        "dica": np.diag(A + ridge) + np.diag(A) @ between_domain_covariance(F, domains),
+        "dcm": np.diag(A + ridge) + gamma / (gamma - 1.0) * T_d @ np.diag(A),
+    }
+    for name, est in zip(closed, (coir, dica, dcm), strict=True):
+        expected = F @ np.linalg.solve(closed[name], b)
+        got = F @ est.components_[:, 0]
+        cosine = expected @ got / np.linalg.norm(expected) / np.linalg.norm(got)
+        assert abs(cosine) > 1 - 1e-8, name
+    # DCM differs from COIR only inside the span of its domain term (rank ≤ domains − 1).
+    assert np.linalg.matrix_rank(T_d, tol=1e-8 * np.abs(T_d).max()) <= len(set(domains)) - 1

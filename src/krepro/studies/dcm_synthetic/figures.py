@@ -8,7 +8,25 @@ import seaborn as sns
 
 from krepro.studies.figures import save_figure
 
-__all__ = ["plot_fig2"]
+__all__ = ["orient_by_label", "plot_fig2"]
+
+
+def orient_by_label(projections):
+    """Flip each method's ``z1`` so that class +1 has the larger mean on the training domains.
+
+    The sign of an eigenvector is arbitrary (the estimators fix it by their largest training
+    projection), so two methods with the same direction can come out as mirror images; this
+    orientation makes methods with the same direction look the same.
+    """
+    out = projections.copy()
+    for method in out["method"].unique():
+        rows = out["method"] == method
+        train = rows & (out["split"] == "train")
+        gap = out.loc[train & (out["y"] == 1), "z1"].mean()
+        gap -= out.loc[train & (out["y"] != 1), "z1"].mean()
+        if gap < 0:
+            out.loc[rows, "z1"] *= -1.0
+    return out
 
 
 def plot_fig2(projections, path):
@@ -17,8 +35,10 @@ def plot_fig2(projections, path):
 
     A method with two informative components is a z1–z2 scatter; one with a single
     informative component (binary labels, centred kernels: rank(T_y) = 1) is a density of z1
-    per class — no axis is drawn for a direction the problem does not determine.
+    per class — no axis is drawn for a direction the problem does not determine. ``z1`` is
+    oriented by :func:`orient_by_label` (class +1 to the right).
     """
+    projections = orient_by_label(projections)
     sns.set_theme(style="whitegrid", context="paper")
     methods = list(dict.fromkeys(projections["method"]))
     fig, axes = plt.subplots(2, len(methods), figsize=(4 * len(methods), 7), squeeze=False)

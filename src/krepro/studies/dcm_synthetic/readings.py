@@ -1,60 +1,197 @@
-"""Readings of a protocol and outcomes of paired comparisons: the helpers that the report
-sections of the DCM paper's experiments share.
+"""Readings of a protocol, families of paired comparisons and the wording of verdict details:
+the helpers that the report sections of the DCM paper's experiments share.
 
 Each experiment runs under several readings of its protocol (config axes: centring,
 classifier / SVR kernel, b normalisation); a reading is a dict axis → value, and every claim
-gets one verdict per reading. A paired difference (positive = the claim's side better) is
-``better``, ``worse`` or a ``tie`` within ``z`` standard errors; a claim's verdict counts
-these outcomes.
+gets one verdict per reading. Claims are judged by their logical form
+(:mod:`krepro.studies.claims`) from per-repetition paired effects; two comparisons that are
+numerically the same (COIR and DICA often give the same projection) are counted once
+(:func:`merge_identical`). A member of a family is described as *holds*, *contradicted* or
+*undecided* (:func:`member_listing`), so that a detail never names a verdict other than its
+record's (:func:`detail_disagreements` checks it).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+
 import numpy as np
 
-from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
+from krepro.studies.claims import (
+    ClaimTest,
+    Effect,
+    FamilyJudgement,
+    family_stability,
+    judge_family,
+)
+from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, VERDICTS
 
 __all__ = [
+    "MEMBER_WORDS",
     "checked_primary",
-    "classify_difference",
-    "count_outcomes",
-    "overall_verdict",
+    "detail_disagreements",
+    "judge_some",
+    "member_listing",
+    "merge_identical",
     "readings_markdown",
     "readings_of",
     "select_reading",
+    "stated_verdicts",
 ]
 
-
-def classify_difference(mean, se, z):
-    """``better`` / ``worse`` beyond ``z`` standard errors of a paired difference, else ``tie``."""
-    if mean > z * se:
-        return "better"
-    if mean < -z * se:
-        return "worse"
-    return "tie"
+#: How a detail describes one member (or part) of a family: words that are not verdicts.
+MEMBER_WORDS = {REPRODUCED: "holds", NOT_REPRODUCED: "contradicted", INCONCLUSIVE: "undecided"}
 
 
-def overall_verdict(outcomes):
-    """Verdict of a claim from its outcomes: reproduced when all are better, not reproduced
-    when some are worse and none better, partly when some are better, else inconclusive."""
-    wins = sum(o == "better" for o in outcomes)
-    losses = sum(o == "worse" for o in outcomes)
-    if not outcomes:
-        return INCONCLUSIVE
-    if wins == len(outcomes):
-        return REPRODUCED
-    if losses and not wins:
-        return NOT_REPRODUCED
-    if wins:
-        return PARTLY
-    return INCONCLUSIVE
+def merge_identical(series: Mapping[str, np.ndarray], tol: float):
+    """Count comparisons that are numerically the same once.
+
+    Two per-repetition series (paired: repetition ``i`` of each used the same draw) are the
+    same comparison when their mean absolute difference over the repetitions is at most
+    ``tol``. Each group of such series (in order, each joined to the first earlier series it
+    matches) is replaced by the mean of its series, named by its members joined with `` = ``.
+
+    Parameters
+    ----------
+    series : mapping of str to array-like
+        Per-repetition values of the candidate comparisons (e.g. DCM − COIR and DCM − DICA at
+        one setting).
+    tol : float
+        Largest mean absolute difference of two series that counts as the same comparison.
+
+    Returns
+    -------
+    merged : dict of str to ndarray
+    groups : list of tuple of (tuple of str, float, float)
+        The merged groups of more than one member, with the mean and the largest absolute
+        difference between the first member and the others.
+    """
+    arrays = {name: np.asarray(v, dtype=float) for name, v in series.items()}
+    groups: list[list[str]] = []
+    for name, values in arrays.items():
+        for group in groups:
+            first = arrays[group[0]]
+            if first.shape == values.shape and np.mean(np.abs(first - values)) <= tol:
+                group.append(name)
+                break
+        else:
+            groups.append([name])
+    merged = {
+        " = ".join(group): np.mean([arrays[name] for name in group], axis=0) for group in groups
+    }
+    report = []
+    for group in groups:
+        if len(group) > 1:
+            gaps = [np.abs(arrays[group[0]] - arrays[name]) for name in group[1:]]
+            mean, top = max(g.mean() for g in gaps), max(g.max() for g in gaps)
+            report.append((tuple(group), float(mean), float(top)))
+    return merged, report
 
 
-def count_outcomes(outcomes):
-    """(better, worse, ties) among the outcomes."""
-    wins = sum(o == "better" for o in outcomes)
-    losses = sum(o == "worse" for o in outcomes)
-    return wins, losses, len(outcomes) - wins - losses
+def member_listing(members: Mapping, digits: int = 3) -> str:
+    """``name: holds (effect, [low, high])`` for every member of a family, in order.
+
+    Members are described by :data:`MEMBER_WORDS`, never by a verdict: a detail states its
+    record's verdict only.
+    """
+    parts = []
+    for name, judgement in members.items():
+        word = MEMBER_WORDS.get(judgement.verdict, judgement.verdict)
+        parts.append(
+            f"{name or 'the comparison'}: {word} ({judgement.effect:+.{digits}g},"
+            f" [{judgement.ci_low:.{digits}g}, {judgement.ci_high:.{digits}g}])"
+        )
+    return "; ".join(parts)
+
+
+def _some(test: ClaimTest, members: Mapping) -> FamilyJudgement:
+    """Combine a family under the rule "in some setting" (Holm levels already applied)."""
+    verdicts = {name: j.verdict for name, j in members.items()}
+    support = [n for n, v in verdicts.items() if v == REPRODUCED]
+    against = [n for n, v in verdicts.items() if v == NOT_REPRODUCED]
+    if support:
+        deciding = max(support, key=lambda n: members[n].ci_low)
+        return FamilyJudgement(REPRODUCED, deciding, dict(members))
+    if len(against) == len(verdicts):
+        deciding = max(against, key=lambda n: members[n].ci_high)
+        return FamilyJudgement(NOT_REPRODUCED, deciding, dict(members))
+    undecided = [n for n, v in verdicts.items() if v == INCONCLUSIVE]
+    return FamilyJudgement(INCONCLUSIVE, undecided[0], dict(members))
+
+
+def judge_some(claim: Mapping, values: Mapping[str, np.ndarray], *, seed, n_resamples=200):
+    """Judge an existence claim ("some setting shows the effect") and its stability.
+
+    Every member is judged at its Holm level (:func:`krepro.studies.claims.judge_family`), so
+    the family-wise error rate of "some member holds" is the claim's ``alpha``. Rule:
+    **reproduced** iff some member is; **not reproduced** iff every member is (each interval
+    excludes the margin); else inconclusive. The deciding member is the strongest support,
+    else the contradiction closest to holding, else the first undecided member.
+
+    Parameters
+    ----------
+    claim : mapping
+        The claim's entry (``test``, ``margin``, ``alpha``).
+    values : mapping of str to array-like
+        Per-repetition effects of each member, paired (equal repetitions).
+    seed, n_resamples
+        As in :func:`krepro.studies.claims.family_stability`.
+
+    Returns
+    -------
+    FamilyJudgement, float
+        The judgement and its bootstrap stability.
+    """
+    test = ClaimTest.from_reference(claim)
+
+    def judged(resample):
+        effects = {name: Effect.of(v) for name, v in resample.items()}
+        return _some(test, judge_family(test, effects))
+
+    result = judged({name: np.asarray(v, dtype=float) for name, v in values.items()})
+    stability = family_stability(
+        values, lambda r: judged(r).verdict, seed=seed, n_resamples=n_resamples
+    )
+    return result, stability
+
+
+# Longest phrases first, so that "not reproduced" is not also read as "reproduced".
+_VERDICT_PATTERN = re.compile(
+    r"\b(" + "|".join(re.escape(v) for v in sorted(VERDICTS, key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
+_PREVIEW = re.compile(r"would read \*?(" + "|".join(map(re.escape, VERDICTS)) + r")\*?", re.I)
+
+
+def stated_verdicts(detail: str, check_verdict: str | None = None) -> list[str]:
+    """The verdicts a detail states, in order (lower case).
+
+    Not counted: the robustness note that names the other readings' verdicts (from
+    ``" Fragile: "`` on, written by :func:`krepro.studies.verdicts.assign_robustness`), and
+    a preview "would read *V*" when ``V`` is the record's ``check_verdict`` (the evidence
+    rule's note; pass ``check_verdict`` only where it differs from the verdict).
+    """
+    text = detail.split(" Fragile: ")[0]
+    if check_verdict:
+        text = _PREVIEW.sub(
+            lambda m: "" if m.group(1).lower() == check_verdict.lower() else m.group(0), text
+        )
+    return [m.group(1).lower() for m in _VERDICT_PATTERN.finditer(text)]
+
+
+def detail_disagreements(record) -> list[str]:
+    """Verdicts a record's detail states that differ from the record's verdict (empty: none).
+
+    ``record`` has ``verdict``, ``check_verdict`` and ``detail`` (a
+    :class:`~krepro.studies.verdicts.Verdict` or a row of ``verdicts.csv``); a "would read"
+    preview is allowed only where ``check_verdict`` differs from ``verdict``, and only of
+    ``check_verdict``.
+    """
+    verdict = str(record.verdict).lower()
+    check = str(getattr(record, "check_verdict", "") or "").lower()
+    preview = check if check and check != verdict else None
+    return [v for v in stated_verdicts(str(record.detail), preview) if v != verdict]
 
 
 def readings_of(runs, axes):
