@@ -10,6 +10,7 @@ computed without the kernel trick.
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -447,45 +448,14 @@ def test_run_rejects_bad_parameters():
         experiment.run(seed=0, n_repetitions=1)
 
 
-REFERENCE = {
-    "min_repetitions": 10,
-    "claims": {
-        "operator_form": {
-            "text": "operator form",
-            "source": "Covariance-Operator View",
-            "max_abs_difference": 1e-8,
-            "min_unscaled_difference": 1e-3,
-        },
-        "squared_loss_target": {"text": "squared loss", "source": "Targets", "z": 3.5},
-        "linear_mean_only": {
-            "text": "linear",
-            "source": "Why",
-            "max_relative_error": 0.1,
-            "min_sd_ratio": 2.0,
-            "z": 2.0,
-        },
-        "gaussian_separates": {
-            "text": "gaussian",
-            "source": "Why",
-            "max_error_ratio": 0.25,
-            "contrast_tolerance_rel": 0.2,
-            "z": 2.0,
-        },
-        "delta_frequencies": {
-            "text": "delta",
-            "source": "Why",
-            "max_mean_abs_error": 0.05,
-            "z": 2.0,
-        },
-        "weights_not_probabilities": {
-            "text": "weights",
-            "source": "Pitfall",
-            "min_deviation": 0.1,
-            "max_deviation_small_lambda": 0.01,
-            "min_share_negative": 0.01,
-        },
-    },
+REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["cme"]
+IDENTITIES = {
+    "operator_form",
+    "squared_loss_target",
+    "linear_mean_only",
+    "weights_not_probabilities",
 }
+TESTED = {"gaussian_separates", "delta_frequencies"}
 
 
 @pytest.fixture(scope="module")
@@ -493,44 +463,36 @@ def default_results():
     return experiment.run(seed=2021)  # the defaults: ~2 s
 
 
-def _verdicts(claims, table=None, reference=REFERENCE):
-    records = report.cme_verdicts(claims, reference, "test")
+def _verdicts(claims, runs):
+    records = report.cme_verdicts(claims, runs, REFERENCE, "test")
     assert [r.claim_id for r in records] == list(REFERENCE["claims"])
     return {r.claim_id: r for r in records}
 
 
-def _with_repetitions(claims, n_reps):
-    out = claims.copy()
-    out.loc[(out["claim"] == "setup") & (out["quantity"] == "n_repetitions"), "value"] = n_reps
-    return out
+def test_reference_labels_identities_and_tests():
+    claims = REFERENCE["claims"]
+    assert {k for k, c in claims.items() if c.get("kind") == "identity"} == IDENTITIES
+    assert all("test" in claims[k] and "margin" in claims[k] for k in TESTED)
+    assert "min_repetitions" not in REFERENCE
 
 
 def test_defaults_reproduce_every_claim_and_section_renders(default_results):
-    # The defaults run 5 repetitions; with the evidence rule waived (min_repetitions 1) every
-    # claim is reproduced, and the section is a Section with one primary record per claim.
-    waived = {**REFERENCE, "min_repetitions": 1}
-    section = report.cme_section(
-        default_results["table"], default_results["claims"], waived, scale="test"
-    )
+    r = default_results
+    section = report.cme_section(r["table"], r["claims"], r["runs"], REFERENCE, scale="test")
     assert {v.verdict for v in section.verdicts} == {"reproduced"}, section.verdicts
     assert all(v.primary and v.protocol == "primary" for v in section.verdicts)
+    for record in section.verdicts:
+        if record.claim_id in IDENTITIES:
+            assert record.kind == "identity" and record.stability == 1.0
+            assert record.n_repetitions is None and not record.test
+            assert "Identity" in record.detail
+        else:
+            assert record.n_repetitions == 5 and record.test in ("equivalence", "non-inferiority")
+            assert 0.0 <= record.stability <= 1.0 and record.ci_low <= record.ci_high
     assert "| λ |" in section.body and "selected for" in section.body
     # every table row has as many cells as the header (no stray '|' in a cell)
     rows = [line for line in section.body.splitlines() if line.startswith("|")]
     assert len({line.count("|") for line in rows}) == 1
-
-
-def test_evidence_rule_demotes_only_the_claims_judged_over_repetitions(default_results):
-    records = _verdicts(default_results["claims"])  # 5 repetitions < min_repetitions 10
-    exact = {"operator_form", "weights_not_probabilities"}
-    for claim_id, record in records.items():
-        if claim_id in exact:
-            assert record.n_repetitions is None and record.verdict == "reproduced"
-        else:
-            assert record.n_repetitions == 5 and record.min_repetitions == 10
-            assert record.verdict == "inconclusive", claim_id
-    enough = _verdicts(_with_repetitions(default_results["claims"], 10))
-    assert {r.verdict for r in enough.values()} == {"reproduced"}
 
 
 def _modified(claims, claim, quantity, value):
@@ -539,30 +501,62 @@ def _modified(claims, claim, quantity, value):
     return out
 
 
-def test_verdicts_react_to_the_measurements(default_results):
-    claims = _with_repetitions(default_results["claims"], 10)
-    verdict = lambda c: {k: v.verdict for k, v in _verdicts(c).items()}  # noqa: E731
+def test_identities_react_to_their_exact_checks(default_results):
+    claims, runs = default_results["claims"], default_results["runs"]
+
+    def verdict(c):
+        return {k: v.verdict for k, v in _verdicts(c, runs).items()}
+
     broken = _modified(claims, "operator_form", "operator_max_abs_difference", 1e-3)
     assert verdict(broken)["operator_form"] == "not reproduced"
     lost_factor = _modified(claims, "operator_form", "kernel_ridge_lambda_max_abs_difference", 0.0)
-    assert verdict(lost_factor)["operator_form"] == "partly reproduced"
-    decomposition = claims
-    for kernel in ("gaussian", "linear", "delta"):
-        decomposition = _modified(
-            decomposition, "squared_loss_target", f"max_abs_decomposition_z_{kernel}", 9.0
-        )
+    assert verdict(lost_factor)["operator_form"] == "not reproduced"
+    decomposition = _modified(claims, "squared_loss_target", "max_abs_decomposition_z_delta", 9.0)
     assert verdict(decomposition)["squared_loss_target"] == "not reproduced"
-    # above the threshold by far more than the noise → fails; barely above → inconclusive
-    far = _modified(claims, "delta_frequencies", "mean_abs_error", 0.2)
-    assert verdict(far)["delta_frequencies"] == "not reproduced"
-    near = _modified(claims, "delta_frequencies", "mean_abs_error", 0.0505)
-    assert verdict(near)["delta_frequencies"] == "inconclusive"
-    one_of_two = _modified(claims, "gaussian_separates", "mmd_error_ratio", 0.9)
-    assert verdict(one_of_two)["gaussian_separates"] == "partly reproduced"
-    mean_moves = _modified(claims, "linear_mean_only", "linear_contrast", 1.0)
-    assert verdict(mean_moves)["linear_mean_only"] == "partly reproduced"
+    same_law = _modified(claims, "linear_mean_only", "conditional_sd_high", 0.5)
+    assert verdict(same_law)["linear_mean_only"] == "not reproduced"
     probabilities = _modified(claims, "weights_not_probabilities", "deviation_largest", 0.0)
-    assert verdict(probabilities)["weights_not_probabilities"] == "partly reproduced"
+    assert verdict(probabilities)["weights_not_probabilities"] == "not reproduced"
+
+
+def _runs_at(runs, claims, claim, column, values):
+    """``runs`` with ``column`` at the claim's selected λ replaced by ``values``."""
+    lam = report._values(claims, claim)[0]["lambda"]
+    out = runs.copy()
+    rows = np.isclose(out["lambda"], lam)
+    out.loc[rows, column] = np.resize(np.asarray(values, dtype=float), int(rows.sum()))
+    return out
+
+
+def test_gaussian_separates_is_an_equivalence_test(default_results):
+    claims, runs = default_results["claims"], default_results["runs"]
+    true = report._values(claims, "gaussian_separates")[0]["contrast_true"]
+    column = "contrast_mmd_predicted"
+
+    def record(values):
+        modified = _runs_at(runs, claims, "gaussian_separates", column, values)
+        return _verdicts(claims, modified)["gaussian_separates"]
+
+    close = record(true * np.array([1.01, 0.99, 1.02, 0.98, 1.0]))
+    assert close.verdict == "reproduced" and close.family_size == 1
+    far = record(true * np.array([0.5, 0.52, 0.48, 0.51, 0.49]))  # half the true distance
+    assert far.verdict == "not reproduced"
+    noisy = record(true * np.array([1.3, 0.7, 1.25, 0.75, 1.0]))
+    assert noisy.verdict == "inconclusive"
+    assert "would need about" in noisy.detail
+
+
+def test_delta_frequencies_is_a_non_inferiority_test(default_results):
+    claims, runs = default_results["claims"], default_results["runs"]
+
+    def record(values):
+        modified = _runs_at(runs, claims, "delta_frequencies", "category_abs_error", values)
+        return _verdicts(claims, modified)["delta_frequencies"]
+
+    assert record([0.03, 0.031, 0.029, 0.032, 0.03]).verdict == "reproduced"
+    assert record([0.2, 0.21, 0.19, 0.2, 0.2]).verdict == "not reproduced"
+    noisy = record([0.0213, 0.0827, 0.0341, 0.0671, 0.0587])
+    assert noisy.verdict == "inconclusive" and "would need about" in noisy.detail
 
 
 def test_claims_table_lists_every_quantity_the_checks_read(default_results):

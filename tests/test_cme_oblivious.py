@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from scipy import linalg
 
 from krepro.cme.embedding import CMEConditionalMean, _range_eigenpairs
@@ -144,23 +145,15 @@ def test_oblivious_predictions_lose_the_dependence_on_s():
 
 # --------------------------------------------------------------------------- verdicts
 
-REFERENCE = {
-    "min_repetitions": 20,
-    "claims": {
-        "dependence_reduced": {
-            "text": "reduced",
-            "source": "s",
-            "alpha": 0.05,
-            "z": 2.0,
-            "max_hsic_ratio": 0.5,
-        }
-    },
-}
+REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["cme"][
+    "oblivious_features"
+]
 
 
-def synthetic_runs(n_reps, *, ratio=None, krr_p=0.001, dims=(1, 2)):
+def synthetic_runs(n_reps, *, ratio=None, krr_p=0.001, dims=(1, 2), noise=0.05):
     """Per-run table: KRR with HSIC ≈ 1 (p-value krr_p); ORR and M-ORR with HSIC ≈ ratio ×
-    KRR's (``ratio`` maps method to its ratio, default 0.1 for both)."""
+    KRR's (``ratio`` maps method to its ratio, default 0.1 for both), multiplicative noise of
+    relative sd ``noise``."""
     ratio = {"ORR": 0.1, "M-ORR": 0.1} | (ratio or {})
     rng = np.random.default_rng(0)
     rows = []
@@ -171,7 +164,7 @@ def synthetic_runs(n_reps, *, ratio=None, krr_p=0.001, dims=(1, 2)):
                 rows.append((dim, 1, gamma, rep, "none", "KRR", krr, krr_p))
                 for estimator in ("dyadic", "cme"):
                     for method, r in ratio.items():
-                        value = r * krr * (1 + 0.05 * rng.normal())
+                        value = r * krr * np.exp(noise * rng.normal())
                         rows.append((dim, 1, gamma, rep, estimator, method, value, 0.3))
     columns = ["sensitive_dim", "experiment", "gamma", "repetition", "estimator", "method"]
     return pd.DataFrame(rows, columns=[*columns, "hsic", "hsic_p_value"])
@@ -190,17 +183,27 @@ def test_dependence_reduced_has_one_record_per_reading_and_one_primary():
     assert all(r.n_repetitions == 20 and r.paper == "oblivious" for r in records.values())
 
 
+def test_dependence_reduced_is_a_holm_family_of_superiority_tests():
+    record = verdicts(synthetic_runs(20))["dyadic, d = 1"]
+    assert record.test == "superiority" and record.family_size == 4  # 2 γ × 2 methods
+    assert 0.0 <= record.stability <= 1.0 and record.ci_low > 0
+    assert "min_repetitions" not in REFERENCE
+
+
 def test_dependence_reduced_rules():
-    partly = verdicts(synthetic_runs(20, ratio={"M-ORR": 1.0}))
-    assert partly["dyadic, d = 1"].verdict == "partly reproduced"
+    # One method leaves the dependence as it is in every setting: the claim is contradicted
+    # (a halving is excluded), never "partly reproduced".
+    one_method = verdicts(synthetic_runs(20, ratio={"M-ORR": 1.0}))["dyadic, d = 1"]
+    assert one_method.verdict == "not reproduced"
+    assert "γ = 0, M-ORR: ratio 1.0" in one_method.detail and "ORR: ratio 0.1" in one_method.detail
     none = verdicts(synthetic_runs(20, ratio={"ORR": 0.9, "M-ORR": 1.0}))
     assert none["dyadic, d = 1"].verdict == "not reproduced"
     # KRR never depends on S: nothing to reduce.
     assert verdicts(synthetic_runs(20, krr_p=0.5))["dyadic, d = 1"].verdict == "inconclusive"
-    # Too few repetitions: the evidence rule (20, the paper's §7.2 count) demotes.
-    few = verdicts(synthetic_runs(5))["dyadic, d = 1"]
-    assert few.verdict == "inconclusive" and few.n_repetitions == 5
-    assert "would read *reproduced*" in few.detail
+    # A reduction too noisy to establish or exclude: inconclusive, with the repetitions needed.
+    noisy = verdicts(synthetic_runs(3, ratio={"ORR": 0.7, "M-ORR": 0.7}, noise=0.8))
+    assert noisy["dyadic, d = 1"].verdict == "inconclusive"
+    assert "would need about" in noisy["dyadic, d = 1"].detail
 
 
 def test_section_and_figure_from_a_small_run(tmp_path):

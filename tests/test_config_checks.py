@@ -274,6 +274,8 @@ README_CASES = [
      [r"cme_oblivious\.partition\.low"]),
     ("ranges have `low < high`", "check", _set("projection.partition.low", 6.0),
      [r"projection\.partition\.low = 6\.0 must be smaller than projection\.partition\.high = 5"]),
+    ("ranges have `low < high`", "check", _set("rates.gram_cost.low", 6.0),
+     [r"rates\.gram_cost\.low = 6\.0 must be smaller than rates\.gram_cost\.high = 5"]),
     ("ranges have `low < high`", "check", CASES["students-range"][0],
      [r"students\.variants\.paper\.low"]),
     ("primary variants exist", "check", CASES["ridge-primary"][0], [r"ridge\.primary_variant"]),
@@ -320,6 +322,7 @@ README_CASES = [
          [rf"{re.escape(key)}: 1 is less than the minimum of 2"])
         for key in (
             "rates.n_repetitions",
+            "rates.gram_cost.n_repetitions",
             "cme.n_repetitions",
             "dcm_synthetic.n_repetitions",
             "dcm_parkinsons.n_repetitions",
@@ -332,7 +335,12 @@ README_CASES = [
     *(
         ("sample-size lists have two values", "schema", _set(key, [100]),
          [rf"{re.escape(key)}: \[100\] (should be non-empty|is too short)"])
-        for key in ("rates.finite.sizes", "rates.continuous.sizes", "rates.cme.sizes")
+        for key in (
+            "rates.finite.sizes",
+            "rates.continuous.sizes",
+            "rates.cme.sizes",
+            "rates.gram_cost.sizes",
+        )
     ),
     ("`rates.cme.dims` are among `rates.continuous.dims`", "check",
      _set("rates.continuous.dims", [1]),

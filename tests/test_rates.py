@@ -24,9 +24,10 @@ from krepro.fairness.rates import (
     theory_slope,
 )
 from krepro.kernels import gram
-from krepro.studies.rates.report import rates_section
+from krepro.studies.rates.gram_cost import gram_cost_table, measure, per_repetition_slopes
+from krepro.studies.rates.report import rate_slopes, rates_section
 from krepro.studies.rates.run import SLOPE_COLUMNS, error_table, run_setting, slope_table, tidy
-from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
+from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
 REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["oblivious"]
 
@@ -269,72 +270,128 @@ def test_unknown_setting_is_an_error():
 # --------------------------------------------------------------------------- verdicts
 
 
-def _slopes(rows):
-    base = {"estimator": "partition", "r2": 0.99, "n_min": 100, "n_max": 3200, "n_sizes": 6}
-    return pd.DataFrame([{**base, **row} for row in rows])
-
-
-def _finite(setting, slope, low, high, n_reps=20):
-    return {
-        "setting": setting,
-        "kind": "finite",
-        "d": 1,
-        "slope": slope,
-        "slope_ci_low": low,
-        "slope_ci_high": high,
-        "theory_slope": -0.5,
-        "n_reps": n_reps,
-    }
-
-
-def _continuous(d, slope, low, high, n_reps=20):
-    return {
-        "setting": f"continuous_d{d}",
-        "kind": "continuous",
-        "d": d,
-        "slope": slope,
-        "slope_ci_low": low,
-        "slope_ci_high": high,
-        "theory_slope": -1 / (2 * (d + 1)),
-        "n_reps": n_reps,
-    }
-
-
+SIZES = np.array([100, 200, 400, 800, 1600, 3200])
+EMPTY_SLOPES = pd.DataFrame(columns=SLOPE_COLUMNS)
 ERRORS = pd.DataFrame(
     {"estimator": ["partition"] * 2, "setting": ["finite_k2"] * 2, "n": [100, 200]}
 ).assign(error_mean=[0.1, 0.07])
 
 
-def _verdicts(slopes):
-    section = rates_section(slopes, ERRORS, REFERENCE["rates"], TINY, scale="test")
+def _runs(slopes_by_setting, *, noise=0.01, n_reps=20, seed=0):
+    """Run table whose repetition r of each setting has error n^slope · e^(noise·N(0, 1))."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for setting, slope in slopes_by_setting.items():
+        kind = "finite" if setting.startswith("finite") else "continuous"
+        for repetition in range(n_reps):
+            errors = SIZES**slope * np.exp(noise * rng.normal(size=SIZES.size))
+            for n, error in zip(SIZES, errors, strict=True):
+                rows.append(
+                    {
+                        "estimator": "partition",
+                        "setting": setting,
+                        "kind": kind,
+                        "d": int(setting[-1]) if kind == "continuous" else 1,
+                        "n": int(n),
+                        "repetition": repetition,
+                        "error": float(error),
+                        "status": "ok",
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def _gram(slope, *, noise=0.02, n_reps=5, seed=0):
+    rng = np.random.default_rng(seed)
+    sizes = np.array([250, 500, 1000, 2000, 4000])
+    rows = [
+        {"n": int(n), "repetition": r, "cpu_seconds": float(t), "threads": 1}
+        for r in range(n_reps)
+        for n, t in zip(
+            sizes, 1e-8 * sizes**slope * np.exp(noise * rng.normal(size=sizes.size)), strict=True
+        )
+    ]
+    return pd.DataFrame(rows)
+
+
+def _verdicts(runs, gram=None):
+    section = rates_section(
+        EMPTY_SLOPES, ERRORS, runs, REFERENCE["rates"], TINY, scale="test", gram_cost=gram
+    )
     return {v.claim_id: v for v in section.verdicts}
 
 
-def test_finite_rate_verdicts():
-    inside = _verdicts(_slopes([_finite("finite_k2", -0.51, -0.55, -0.47)]))["finite_rate"]
-    assert (inside.verdict, inside.primary, inside.protocol) == (REPRODUCED, True, "primary")
-    assert inside.n_repetitions == 20
-    partly = _verdicts(
-        _slopes(
-            [_finite("finite_k2", -0.51, -0.55, -0.47), _finite("finite_k5", -0.7, -0.75, -0.65)]
-        )
-    )["finite_rate"]
-    assert partly.verdict == PARTLY
-    assert "Faster" in partly.detail
-    out = _verdicts(_slopes([_finite("finite_k2", -0.3, -0.35, -0.25)]))["finite_rate"]
-    assert out.verdict == NOT_REPRODUCED
-    few = _verdicts(_slopes([_finite("finite_k2", -0.51, -0.55, -0.47, n_reps=5)]))
-    assert few["finite_rate"].verdict == INCONCLUSIVE
-    assert few["finite_rate"].check_verdict == REPRODUCED
+def test_rate_claims_state_their_tests_and_no_repetition_gate():
+    claims = REFERENCE["rates"]["claims"]
+    assert "min_repetitions" not in REFERENCE["rates"]
+    assert claims["finite_rate"]["test"] == "magnitude"
+    assert claims["continuous_rate"]["test"] == "non-inferiority"
+    assert claims["gram_quadratic_cost"]["test"] == "non-inferiority"
+
+
+def test_per_repetition_slopes_recover_the_exponent():
+    slopes = rate_slopes(_runs({"finite_k2": -0.5}, noise=0.0), "finite")
+    np.testing.assert_allclose(slopes["finite_k2"], -0.5, atol=1e-12)
+    assert slopes["finite_k2"].shape == (20,)
+
+
+def test_finite_rate_is_a_magnitude_test_over_k():
+    ok = _verdicts(_runs({"finite_k2": -0.51, "finite_k5": -0.49}))["finite_rate"]
+    assert ok.verdict == REPRODUCED and ok.family_size == 2 and ok.test == "magnitude"
+    assert ok.n_repetitions == 20 and 0.0 <= ok.stability <= 1.0
+    # one k far steeper than −1/2 contradicts the claim (never "partly reproduced")
+    steep = _verdicts(_runs({"finite_k2": -0.51, "finite_k5": -0.7}))["finite_rate"]
+    assert steep.verdict == NOT_REPRODUCED and "Steeper" in steep.detail
+    slow = _verdicts(_runs({"finite_k2": -0.3}))["finite_rate"]
+    assert slow.verdict == NOT_REPRODUCED
+    # noisy slopes: the interval is wider than max_width
+    noisy = _verdicts(_runs({"finite_k2": -0.5}, noise=0.3, n_reps=5))["finite_rate"]
+    assert noisy.verdict == INCONCLUSIVE and "would need about" in noisy.detail
 
 
 def test_continuous_rate_is_an_upper_bound():
-    faster = _verdicts(_slopes([_continuous(2, -0.23, -0.25, -0.21)]))["continuous_rate"]
-    assert faster.verdict == REPRODUCED
-    assert "upper bound" in faster.detail
-    slower = _verdicts(_slopes([_continuous(1, -0.1, -0.12, -0.08)]))["continuous_rate"]
+    faster = _verdicts(_runs({"continuous_d2": -0.23}))["continuous_rate"]
+    assert faster.verdict == REPRODUCED and faster.test == "non-inferiority"
+    assert "upper bound" in faster.detail and "Faster than the bound" in faster.detail
+    slower = _verdicts(_runs({"continuous_d1": -0.1}))["continuous_rate"]
     assert slower.verdict == NOT_REPRODUCED
-    mixed = _verdicts(
-        _slopes([_continuous(1, -0.1, -0.12, -0.08), _continuous(2, -0.2, -0.22, -0.18)])
-    )["continuous_rate"]
-    assert mixed.verdict == PARTLY
+    mixed = _verdicts(_runs({"continuous_d1": -0.1, "continuous_d2": -0.2}))["continuous_rate"]
+    assert mixed.verdict == NOT_REPRODUCED and mixed.family_size == 2
+    noisy = _verdicts(_runs({"continuous_d1": -0.2}, noise=0.3, n_reps=4))["continuous_rate"]
+    assert noisy.verdict == INCONCLUSIVE and "would need about" in noisy.detail
+
+
+def test_claims_without_their_runs_are_inconclusive():
+    records = _verdicts(_runs({"finite_k2": -0.5}).iloc[:0])
+    assert {r.verdict for r in records.values()} == {INCONCLUSIVE}
+    assert "none of the settings" in records["gram_quadratic_cost"].detail
+
+
+def test_gram_quadratic_cost_is_an_upper_bound_on_the_slope():
+    runs = _runs({"finite_k2": -0.5})
+    quadratic = _verdicts(runs, _gram(2.0))["gram_quadratic_cost"]
+    assert quadratic.verdict == REPRODUCED and quadratic.n_repetitions == 5
+    assert "machine" in quadratic.detail and quadratic.test == "non-inferiority"
+    overheads = _verdicts(runs, _gram(1.4))["gram_quadratic_cost"]
+    assert overheads.verdict == REPRODUCED  # below n²: an upper bound is met
+    cubic = _verdicts(runs, _gram(3.0))["gram_quadratic_cost"]
+    assert cubic.verdict == NOT_REPRODUCED
+    noisy = _verdicts(runs, _gram(2.3, noise=0.6, n_reps=3))["gram_quadratic_cost"]
+    assert noisy.verdict == INCONCLUSIVE and "would need about" in noisy.detail
+
+
+def test_gram_cost_timings_and_slopes():
+    settings = {
+        "sizes": [40, 80],
+        "n_repetitions": 2,
+        "cells_per_axis": 4,
+        "low": -5.0,
+        "high": 5.0,
+        "kernel_gamma": 1.0,
+    }
+    table = gram_cost_table(measure(seed=0, settings=settings))
+    assert list(table["n"]) == [40, 80, 40, 80] and (table["cpu_seconds"] >= 0).all()
+    exact = pd.DataFrame({"n": [100, 200, 400] * 2, "repetition": [0] * 3 + [1] * 3}).assign(
+        cpu_seconds=lambda f: 1e-6 * f["n"] ** 2.0
+    )
+    np.testing.assert_allclose(per_repetition_slopes(exact), [2.0, 2.0])

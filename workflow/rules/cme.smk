@@ -9,6 +9,7 @@ rule cme_run:
             category="Conditional mean embeddings tables",
         ),
         claims=results("cme/claims.csv"),
+        runs=results("cme/runs.csv"),
         sample=results("cme/sample.csv"),
         query=results("cme/query.csv"),
         curves=results("cme/curves.csv"),
@@ -35,6 +36,7 @@ rule cme_summary:
     input:
         table=results("tables/cme.csv"),
         claims=results("cme/claims.csv"),
+        runs=results("cme/runs.csv"),
         sample=results("cme/sample.csv"),
         query=results("cme/query.csv"),
         curves=results("cme/curves.csv"),

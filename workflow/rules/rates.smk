@@ -30,14 +30,38 @@ rule rates_run:
         STUDY_JOB_SCRIPT
 
 
+# CPU time of the oblivious Gram matrix over a grid of n (paper §1, §6: O(n²)); one thread,
+# so that BLAS runs on the job's single core and the CPU time is that of one core.
+rule rates_gram_cost:
+    output:
+        results("rates/gram_cost.json"),
+    log:
+        logs("rates/gram_cost.log"),
+    benchmark:
+        benchmarks("rates_gram_cost.tsv")
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        seed=config["seed"],
+        settings=RATES["gram_cost"],
+        entry=job_entry("rates", "gram_cost"),
+        code=job_code("rates", "gram_cost"),
+    script:
+        STUDY_JOB_SCRIPT
+
+
 # Tables, figure and report section in one job (each well under a second).
 rule rates_summary:
     input:
         runs=expand(results("rates/runs/{setting}.json"), setting=RATES_SETTINGS),
+        gram_cost=results("rates/gram_cost.json"),
         reference=PAPER_REFERENCE,
     output:
         runs=results("rates/rates.csv"),
         errors=results("rates/errors.csv"),
+        gram_cost=results("rates/gram_cost.csv"),
         table=report(
             results("tables/oblivious_rates.csv"),
             caption="../report/oblivious_rates_table.rst",

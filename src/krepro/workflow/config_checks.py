@@ -108,6 +108,14 @@ def _ranges(problems, config):
         strict=True,
         prefix="projection.partition",
     )
+    _ordered(
+        problems,
+        config["rates"]["gram_cost"],
+        "low",
+        "high",
+        strict=True,
+        prefix="rates.gram_cost",
+    )
 
 
 def _variants(problems, config):

@@ -4,9 +4,11 @@ summary job.
 Both read only the frames written by :func:`krepro.studies.cme.run.run` (the λ table and the
 claims table). Verdicts are :class:`~krepro.studies.verdicts.Verdict` records computed from the
 measured quantities and the thresholds of the ``cme`` block of ``config/paper_reference.yaml``,
-one per claim (the experiment has a single reading). :data:`CHECKS` lists, per claim, its check
-and whether it is judged over repetitions (then the evidence rule ``min_repetitions`` applies)
-or is an exact property of the estimator on any sample (``n_repetitions = None``).
+one per claim (the experiment has a single reading). Four claims are identities (they hold by
+construction or by a theorem; their checks are exact or closed-form, with a tolerance, and
+read no repetitions); ``gaussian_separates`` and ``delta_frequencies`` are tested by their
+logical form on the per-repetition values of the run table (``results/cme/runs.csv``) at the
+λ the held-out loss selects.
 """
 
 from __future__ import annotations
@@ -14,16 +16,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from krepro.studies.claims import judge_claim, stability_seed
 from krepro.studies.cme.figures import KERNEL_LABELS, plot_cme
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
-    INCONCLUSIVE,
     NOT_REPRODUCED,
-    PARTLY,
     REPRODUCED,
     Section,
     claim_verdict,
+    judgement_detail,
     paper_reference,
 )
 
@@ -39,24 +41,9 @@ def _values(claims, claim):
     )
 
 
-def _at_most(value, sd, threshold, n_reps, z):
-    """'pass' (≤ threshold), 'noise' (above it by less than z standard errors), 'fail'."""
-    if value <= threshold:
-        return "pass"
-    se = sd / np.sqrt(n_reps) if np.isfinite(sd) else 0.0
-    return "noise" if value - z * se <= threshold else "fail"
-
-
-def _combine(outcomes):
-    """Verdict from sub-checks: all pass → reproduced; a failure → partly / not reproduced;
-    otherwise (some within noise) → inconclusive."""
-    if all(o == "pass" for o in outcomes):
-        return REPRODUCED
-    if all(o == "fail" for o in outcomes):
-        return NOT_REPRODUCED
-    if "fail" in outcomes:
-        return PARTLY
-    return INCONCLUSIVE
+def _exact(ok):
+    """Verdict of an identity's exact or closed-form check."""
+    return REPRODUCED if ok else NOT_REPRODUCED
 
 
 def _setup(claims):
@@ -78,15 +65,16 @@ def _check_operator(claims, claim):
         f" KernelRidge(alpha = nλ) differs by {v['kernel_ridge_n_lambda_max_abs_difference']:.1e},"
         f" KernelRidge(alpha = λ) by {v['kernel_ridge_lambda_max_abs_difference']:.3g} (predictions"
         f" up to {v['prediction_scale']:.3g}): losing the factor n changes the estimator."
+        " Identity: the push-through identity (ΦᵀΦ/n + λI)⁻¹Φᵀ = Φᵀ(ΦΦᵀ/n + λI)⁻¹ makes both"
+        " sides equal on any sample; the check guards the implementation (tolerance"
+        f" {tol:g})."
     )
     measured = (
         f"max difference {v['operator_max_abs_difference']:.1e}; without n:"
         f" {v['kernel_ridge_lambda_max_abs_difference']:.3g}"
     )
     tolerance = f"≤ {tol:g}; without n > {claim['min_unscaled_difference']:g}"
-    if identity and factor:
-        return REPRODUCED, detail, measured, tolerance
-    return (PARTLY if identity else NOT_REPRODUCED), detail, measured, tolerance
+    return _exact(identity and factor), detail, measured, tolerance
 
 
 def _check_decomposition(claims, claim):
@@ -100,90 +88,82 @@ def _check_decomposition(claims, claim):
         + ", ".join(f"{KERNEL_LABELS[k]} {value:.2f}" for k, value in per_kernel.items())
         + f" (criterion |z| ≤ {z:g}). The λ of least held-out Gaussian embedding loss is"
         f" {v['lambda_selected_gaussian']:g}; the λ of least true MMD error is"
-        f" {v['lambda_min_mmd_error']:g}."
+        f" {v['lambda_min_mmd_error']:g}. Identity: the decomposition is a theorem (the cross"
+        " term has conditional mean 0 by the tower property); the Monte Carlo check guards"
+        " the closed-form truths and the losses of the implementation."
     )
     measured = f"largest |z| {max(per_kernel.values()):.2f}"
     tolerance = f"|z| ≤ {z:g}"
     if not failed:
         return REPRODUCED, detail, measured, tolerance
-    verdict = NOT_REPRODUCED if len(failed) == len(per_kernel) else PARTLY
-    return verdict, detail + f" Fails for: {', '.join(failed)}.", measured, tolerance
+    return NOT_REPRODUCED, detail + f" Fails for: {', '.join(failed)}.", measured, tolerance
 
 
-def _check_linear(claims, claim, n_reps):
-    v, sd = _values(claims, "linear_mean_only")
+def _check_linear(claims, claim, runs, seed):
+    v, _ = _values(claims, "linear_mean_only")
     x1, x2 = _setup(claims)["contrast_x1"], _setup(claims)["contrast_x2"]
-    z, tol = claim.get("z", 2.0), claim["max_relative_error"]
     scale = v["marginal_sd_y"]
-    outcomes = [
-        _at_most(v["rms_mean_error"] / scale, sd["rms_mean_error"] / scale, tol, n_reps, z),
-        _at_most(v["linear_contrast"] / scale, sd["linear_contrast"] / scale, tol, n_reps, z),
-        "pass"
-        if v["conditional_sd_high"] / v["conditional_sd_low"] >= claim["min_sd_ratio"]
-        else "fail",
-    ]
+    ratio = v["conditional_sd_high"] / v["conditional_sd_low"]
     detail = (
-        f"At the λ of least held-out squared error ({v['lambda']:g}): RMS of the predicted mean"
-        f" (true mean 0) {v['rms_mean_error']:.3f}, and |m̂({x1:g}) − m̂({x2:g})| = "
-        f"{v['linear_contrast']:.3f} — both against the marginal sd of Y {scale:.2f}"
-        f" (criterion ≤ {tol:g}·sd) — while the true conditional sd grows from"
-        f" {v['conditional_sd_low']:.2f} to {v['conditional_sd_high']:.2f} and the law turns"
-        " bimodal: the linear-kernel embeddings of the two laws coincide."
+        "Identity: with l(y, y') = yy' the feature is ψ(y) = y, so the embedding is E[Y | x] by"
+        " definition, and the law has mean 0 at every x by construction (a symmetric"
+        " mixture); the closed-form check is that the two laws compared really differ: the"
+        f" true conditional sd grows from {v['conditional_sd_low']:.2f} at x = {x1:g} to"
+        f" {v['conditional_sd_high']:.2f} at x = {x2:g} (ratio {ratio:.2f}, criterion ≥"
+        f" {claim['min_sd_ratio']:g}) and the law turns bimodal. The estimate agrees: at the λ"
+        f" of least held-out squared error ({v['lambda']:g}) the RMS predicted mean is"
+        f" {v['rms_mean_error'] / scale:.3f} and |m̂({x1:g}) − m̂({x2:g})| ="
+        f" {v['linear_contrast'] / scale:.3f} marginal sd of Y."
     )
-    measured = (
-        f"RMS mean error {v['rms_mean_error'] / scale:.3f} sd, contrast"
-        f" {v['linear_contrast'] / scale:.3f} sd"
-    )
-    return _combine(outcomes), detail, measured, f"≤ {tol:g} sd"
+    measured = f"sd ratio {ratio:.2f}"
+    tolerance = f"≥ {claim['min_sd_ratio']:g}"
+    return _exact(ratio >= claim["min_sd_ratio"]), detail, measured, tolerance
 
 
-def _check_gaussian(claims, claim, n_reps):
+def _at_selected(runs, lam, column):
+    """Per-repetition values of ``column`` at the λ row ``lam`` of the run table."""
+    rows = runs[np.isclose(runs["lambda"], lam)].sort_values("repetition")
+    if rows.empty:
+        raise KeyError(f"The run table has no rows at λ = {lam:g}.")
+    return rows[column].to_numpy(dtype=float)
+
+
+def _check_gaussian(claims, claim, runs, seed):
     v, sd = _values(claims, "gaussian_separates")
     x1, x2 = _setup(claims)["contrast_x1"], _setup(claims)["contrast_x2"]
-    z = claim.get("z", 2.0)
-    relative = abs(v["contrast_predicted"] - v["contrast_true"]) / v["contrast_true"]
-    relative_sd = sd["contrast_predicted"] / v["contrast_true"]
-    outcomes = [
-        _at_most(v["mmd_error_ratio"], sd["mmd_error_ratio"], claim["max_error_ratio"], n_reps, z),
-        _at_most(relative, relative_sd, claim["contrast_tolerance_rel"], n_reps, z),
-    ]
+    relative = _at_selected(runs, v["lambda"], "contrast_mmd_predicted") / v["contrast_true"] - 1
+    result, stability = judge_claim(claim, relative, seed=seed)
     detail = (
-        f"At λ = {v['lambda']:g}: RMS MMD between predicted and true embeddings"
-        f" {v['rms_mmd_error']:.3f} ± {sd['rms_mmd_error']:.3f} (sd), {v['mmd_error_ratio']:.2f} of"
-        f" the RMS MMD between true laws at different x (criterion ≤ {claim['max_error_ratio']:g});"
-        f" MMD between the predicted embeddings at x = {x1:g} and {x2:g}"
-        f" {v['contrast_predicted']:.3f} vs"
-        f" true {v['contrast_true']:.3f} ({relative:+.1%}; criterion"
-        f" ≤ {claim['contrast_tolerance_rel']:.0%}), for laws with the same mean."
+        f"At the λ of least held-out Gaussian embedding loss ({v['lambda']:g}): MMD between the"
+        f" predicted embeddings at x = {x1:g} and {x2:g}, laws with the same mean,"
+        f" {v['contrast_predicted']:.3f} vs the true {v['contrast_true']:.3f}; effect ="
+        " predicted / true − 1 per repetition (equivalence: the predicted embeddings separate"
+        " the two laws by their true distance, within the margin). RMS MMD between predicted"
+        f" and true embeddings {v['rms_mmd_error']:.3f} ± {sd['rms_mmd_error']:.3f} (sd),"
+        f" {v['mmd_error_ratio']:.2f} of the RMS MMD between true laws at different x."
+        f" {judgement_detail(result.judgement)}"
     )
-    measured = f"error ratio {v['mmd_error_ratio']:.2f}; contrast {relative:+.1%}"
-    tolerance = (
-        f"ratio ≤ {claim['max_error_ratio']:g}; contrast ±{claim['contrast_tolerance_rel']:.0%}"
-    )
-    return _combine(outcomes), detail, measured, tolerance
+    measured = f"contrast {np.mean(relative):+.1%}"
+    return result, stability, detail, measured, relative.size
 
 
-def _check_delta(claims, claim, n_reps):
+def _check_delta(claims, claim, runs, seed):
     v, sd = _values(claims, "delta_frequencies")
-    outcome = _at_most(
-        v["mean_abs_error"],
-        sd["mean_abs_error"],
-        claim["max_mean_abs_error"],
-        n_reps,
-        claim.get("z", 2.0),
-    )
+    errors = _at_selected(runs, v["lambda"], "category_abs_error")
+    result, stability = judge_claim(claim, -errors, seed=seed)
     detail = (
         f"At λ = {v['lambda']:g} (least held-out Brier score): mean |score_c(x) − p_c(x)| ="
         f" {v['mean_abs_error']:.3f} ± {sd['mean_abs_error']:.3f} (sd) over x ∈ [0, 1] and the"
-        f" three classes (criterion ≤ {claim['max_mean_abs_error']:g}); the smallest score is"
-        f" {v['min_category_score']:+.3f}, so the scores estimate the frequencies without being"
-        " probabilities."
+        " three classes; effect = −error per repetition (non-inferiority: the estimated"
+        " scores are no worse than the true frequencies by more than the margin). The smallest"
+        f" score is {v['min_category_score']:+.3f}: the scores estimate the frequencies without"
+        f" being probabilities. {judgement_detail(result.judgement)}"
     )
-    measured = f"mean abs error {v['mean_abs_error']:.3f}"
-    return _combine([outcome]), detail, measured, f"≤ {claim['max_mean_abs_error']:g}"
+    measured = f"mean abs error {np.mean(errors):.3f}"
+    return result, stability, detail, measured, errors.size
 
 
-def _check_weights(claims, claim):
+def _check_weights(claims, claim, runs, seed):
     v, _ = _values(claims, "weights_not_probabilities")
     shrinks = v["deviation_largest"] >= claim["min_deviation"]
     limit = v["deviation_smallest"] <= claim["max_deviation_small_lambda"]
@@ -198,9 +178,12 @@ def _check_weights(claims, claim):
         f" {v['max_share_negative_weights']:.0%} of the weights are negative (criterion ≥"
         f" {claim['min_share_negative']:.0%}: {v['share_negative_weights_selected']:.0%} at the"
         f" λ selected for the delta kernel), and the smallest category score there is"
-        f" {v['min_category_score_selected']:+.3f}."
+        f" {v['min_category_score_selected']:+.3f}. Identity: α(x) = (K + nλI)⁻¹k_x on this"
+        " sample; Σα → 0 as λ → ∞ (shrinkage), Σα → the interpolant of 1 as λ → 0, and"
+        " negative entries of the inverse give negative weights: the checks exhibit this"
+        " exactly on the computed weights."
     )
-    outcomes = ["pass" if ok else "fail" for ok in (shrinks, limit, negative, negative_score)]
+    ok = shrinks and limit and negative and negative_score
     measured = (
         f"|Σα − 1| {v['deviation_smallest']:.1e} … {v['deviation_largest']:.3f}; up to"
         f" {v['max_share_negative_weights']:.0%} negative"
@@ -209,35 +192,34 @@ def _check_weights(claims, claim):
         f"≤ {claim['max_deviation_small_lambda']:g} … ≥ {claim['min_deviation']:g};"
         f" ≥ {claim['min_share_negative']:.0%} negative"
     )
-    return _combine(outcomes), detail, measured, tolerance
+    return _exact(ok), detail, measured, tolerance
 
 
-# claim id -> (check, judged over repetitions). The weights' sum and sign and the operator
-# identity are properties of the estimator on any sample (exact checks); the other claims
-# compare estimates with the truth within their noise over repetitions.
+# claim id -> (check, tested). Identities return (verdict, detail, measured, tolerance) from
+# an exact or closed-form check; tested claims return (family judgement, stability, detail,
+# measured, repetitions) from their per-repetition values.
 CHECKS = {
-    "operator_form": (lambda claims, claim, n_reps: _check_operator(claims, claim), False),
+    "operator_form": (lambda claims, claim, runs, seed: _check_operator(claims, claim), False),
     "squared_loss_target": (
-        lambda claims, claim, n_reps: _check_decomposition(claims, claim),
-        True,
-    ),
-    "linear_mean_only": (_check_linear, True),
-    "gaussian_separates": (_check_gaussian, True),
-    "delta_frequencies": (_check_delta, True),
-    "weights_not_probabilities": (
-        lambda claims, claim, n_reps: _check_weights(claims, claim),
+        lambda claims, claim, runs, seed: _check_decomposition(claims, claim),
         False,
     ),
+    "linear_mean_only": (_check_linear, False),
+    "gaussian_separates": (_check_gaussian, True),
+    "delta_frequencies": (_check_delta, True),
+    "weights_not_probabilities": (_check_weights, False),
 }
 
 
-def cme_verdicts(claims, reference, scale):
+def cme_verdicts(claims, runs, reference, scale):
     """Verdict records of the CME note's claims, one per claim of :data:`CHECKS`.
 
     Parameters
     ----------
     claims : pandas.DataFrame
         The claims table of :func:`krepro.studies.cme.run.run` (claim, quantity, value, sd).
+    runs : pandas.DataFrame
+        The per-repetition table (one row per λ and repetition).
     reference : dict
         The ``cme`` block of ``config/paper_reference.yaml``.
     scale : str
@@ -247,28 +229,44 @@ def cme_verdicts(claims, reference, scale):
     -------
     list of Verdict
     """
-    n_reps = int(_setup(claims)["n_repetitions"])
     records = []
-    for claim_id, (check, statistical) in CHECKS.items():
-        verdict, detail, measured, tolerance = check(claims, reference["claims"][claim_id], n_reps)
+    for claim_id, (check, tested) in CHECKS.items():
+        claim = reference["claims"][claim_id]
+        seed = stability_seed("cme", claim_id, "primary")
+        common = {"experiment": "cme", "paper": "cme", "scale": scale}
+        if not tested:
+            verdict, detail, measured, tolerance = check(claims, claim, runs, seed)
+            records.append(
+                claim_verdict(
+                    reference,
+                    claim_id,
+                    verdict,
+                    detail,
+                    measured=measured,
+                    tolerance=tolerance,
+                    **common,
+                )
+            )
+            continue
+        result, stability, detail, measured, n_reps = check(claims, claim, runs, seed)
         records.append(
             claim_verdict(
                 reference,
                 claim_id,
-                verdict,
+                None,
                 detail,
-                experiment="cme",
-                paper="cme",
-                scale=scale,
-                n_repetitions=n_reps if statistical else None,
+                n_repetitions=n_reps,
                 measured=measured,
-                tolerance=tolerance,
+                tolerance=f"{claim['test']} ±{claim['margin']:g}",
+                judgement=result.judgement,
+                stability=stability,
+                **common,
             )
         )
     return records
 
 
-def cme_section(table, claims, reference, *, scale):
+def cme_section(table, claims, runs, reference, *, scale):
     """The CME experiment's report section: one verdict per claim of the note.
 
     Parameters
@@ -277,9 +275,12 @@ def cme_section(table, claims, reference, *, scale):
         The λ table (``tables/cme.csv``).
     claims : pandas.DataFrame
         The claims table of :func:`krepro.studies.cme.run.run` (claim, quantity, value, sd).
+    runs : pandas.DataFrame
+        The per-repetition table (``results/cme/runs.csv``).
     reference : dict
         The ``cme`` block of ``config/paper_reference.yaml``: ``claims.<key>`` with ``text``,
-        ``source`` and the thresholds used by the checks; ``min_repetitions``.
+        ``source``, ``kind`` and the tolerances of the identities' checks or the test of a
+        tested claim.
     scale : str
         The config's scale name.
 
@@ -328,7 +329,7 @@ def cme_section(table, claims, reference, *, scale):
         experiment="cme",
         title="Conditional mean embeddings (note: conditional distribution regression)",
         intro=intro,
-        verdicts=cme_verdicts(claims, reference, scale),
+        verdicts=cme_verdicts(claims, runs, reference, scale),
         body=body,
     )
 
@@ -342,6 +343,10 @@ def summary(job, log):
 
     reference = paper_reference(inp.reference, "cme")
     section = cme_section(
-        pd.read_csv(inp.table), pd.read_csv(inp.claims), reference, scale=job.params.scale
+        pd.read_csv(inp.table),
+        pd.read_csv(inp.claims),
+        pd.read_csv(inp.runs),
+        reference,
+        scale=job.params.scale,
     )
     write_section(section, job.output.json, job.output.md)

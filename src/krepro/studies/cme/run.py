@@ -307,6 +307,8 @@ def run(*, seed, **params):
         ``table`` — one row per λ: means over repetitions, ``*_sd`` columns, ``n_reps``,
         ``selected_<kernel>`` flags (λ of least held-out embedding loss per output kernel);
         ``claims`` — measured quantities per claim (claim, quantity, value, sd);
+        ``runs`` — one row per (λ, repetition) with the λ table's metrics (the per-repetition
+        values the tested claims read);
         ``sample`` (x, y, c), ``query`` (per λ and query x: weight sum, mean, MMD error,
         category scores and true probabilities), ``curves`` (predicted and true embedding
         at ``display_x``), ``weights`` (α_i(x) at ``weights_x``) — figure data from
@@ -333,12 +335,18 @@ def run(*, seed, **params):
             figure = rep_figure
     table = aggregate(rows)
     operator = figure.pop("operator")
-    return {"table": table, "claims": claims_table(table, operator, p), **figure}
+    runs = pd.DataFrame(rows).sort_values(["lambda", "repetition"], kind="stable")
+    return {
+        "table": table,
+        "claims": claims_table(table, operator, p),
+        "runs": runs.reset_index(drop=True),
+        **figure,
+    }
 
 
 def run_job(job, log):
     """Job ``cme_run``: the experiment at the config's settings → the λ table, the claims
-    table and the figure data (CSV each)."""
+    table, the per-repetition table and the figure data (CSV each)."""
     results = run(seed=job.params.seed, **job.params.settings)
-    for name in ("table", "claims", "sample", "query", "curves", "weights"):
+    for name in ("table", "claims", "runs", "sample", "query", "curves", "weights"):
         atomic_write_text(job.output[name], results[name].to_csv(index=False))

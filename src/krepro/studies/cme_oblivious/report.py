@@ -1,9 +1,10 @@
 """Report section of ``cme_oblivious``: oblivious features with a dyadic vs a CME estimator of
 E[φ|S]; the summary job.
 
-The claim judged (``dependence_reduced``, from the oblivious-data paper; thresholds and the
-evidence rule in ``cme.oblivious_features`` of ``config/paper_reference.yaml``) is that
-oblivious features reduce the dependence of the predictions on S significantly. Dependence is
+The claim judged (``dependence_reduced``, from the oblivious-data paper; its test in
+``cme.oblivious_features`` of ``config/paper_reference.yaml``) is that oblivious features
+reduce the dependence of the predictions on S significantly, in every setting where KRR's
+predictions depend on S (a Holm family per reading). Dependence is
 measured by HSIC with Gaussian kernels and its permutation test
 (:func:`krepro.metrics.hsic_test`), which sees any dependence, not only correlation. The
 readings are estimator × dimension of S; the primary one is the paper's: the dyadic
@@ -15,17 +16,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from krepro.studies.claims import Judgement, judge_claim, stability_seed
 from krepro.studies.cme_oblivious.figures import plot_cme_oblivious
 from krepro.studies.cme_oblivious.run import aggregate, tidy
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
-    NOT_REPRODUCED,
-    PARTLY,
-    REPRODUCED,
     Section,
     claim_verdict,
+    judgement_detail,
     paper_reference,
 )
 from krepro.workflow.records import atomic_write_text, read_records
@@ -36,37 +36,42 @@ OBLIVIOUS_METHODS = ("ORR", "M-ORR")
 PRIMARY_ESTIMATOR = "dyadic"  # the paper's plug-in estimator on a partition
 
 
-def _reduction(runs, estimator, dim, claim):
-    """Per (experiment, γ) where KRR depends on S: paired HSIC reduction of each oblivious
-    method. Returns (rows, n_repetitions)."""
+def _log_reductions(runs, estimator, dim, claim):
+    """Per (experiment, γ, method) where KRR depends on S: log(HSIC_KRR / HSIC_method) per
+    repetition, paired (KRR and the oblivious methods share each repetition's draw).
+
+    Returns
+    -------
+    values : dict of str to numpy.ndarray
+        The family's members.
+    frame : pandas.DataFrame
+        One row per (experiment, γ, method) with KRR's share of dependent repetitions and the
+        mean HSIC ratio (all settings, dependent or not).
+    """
     part = runs[runs["sensitive_dim"] == dim]
-    rows, n_reps = [], 0
+    values, rows = {}, []
     for (experiment, gamma), setting in part.groupby(["experiment", "gamma"], sort=True):
         krr = setting[setting["method"] == "KRR"].set_index("repetition")
-        n_reps = max(n_reps, len(krr))
-        krr_dependent = float(np.mean(krr["hsic_p_value"] < claim["alpha"]))
+        krr_dependent = float(np.mean(krr["hsic_p_value"] < claim["dependence_alpha"]))
         for method in OBLIVIOUS_METHODS:
             own = setting[(setting["estimator"] == estimator) & (setting["method"] == method)]
             own = own.set_index("repetition").reindex(krr.index)
-            difference = krr["hsic"] - own["hsic"]
-            se = float(difference.std(ddof=1) / np.sqrt(len(difference)))
+            log_ratio = np.log(krr["hsic"] / own["hsic"]).dropna().to_numpy()
+            name = f"exp {int(experiment)}, γ = {gamma:g}, {method}"
+            dependent = krr_dependent >= 0.5
+            if dependent:
+                values[name] = log_ratio
             rows.append(
                 {
-                    "experiment": int(experiment),
-                    "gamma": float(gamma),
-                    "method": method,
-                    "krr_share_dependent": krr_dependent,
-                    "krr_dependent": krr_dependent >= 0.5,
-                    "hsic_krr": float(krr["hsic"].mean()),
-                    "hsic_oblivious": float(own["hsic"].mean()),
+                    "setting": name,
+                    "krr_dependent": dependent,
                     "hsic_ratio": float(own["hsic"].mean() / krr["hsic"].mean()),
-                    "z": float(difference.mean() / se) if se > 0 else np.nan,
-                    "share_dependent": float(np.mean(own["hsic_p_value"] < claim["alpha"])),
+                    "share_dependent": float(
+                        np.mean(own["hsic_p_value"] < claim["dependence_alpha"])
+                    ),
                 }
             )
-    frame = pd.DataFrame(rows)
-    frame["reduced"] = (frame["z"] > claim["z"]) & (frame["hsic_ratio"] <= claim["max_hsic_ratio"])
-    return frame, n_reps
+    return values, pd.DataFrame(rows)
 
 
 def cme_oblivious_verdicts(runs, reference, scale):
@@ -84,11 +89,12 @@ def cme_oblivious_verdicts(runs, reference, scale):
     Returns
     -------
     list of Verdict
-        A reading counts a (setting, method) as reduced when KRR depends on S there (its
-        permutation test rejects in at least half of the repetitions), the paired HSIC
-        difference KRR − method exceeds ``z`` standard errors and the mean HSIC is at most
-        ``max_hsic_ratio`` of KRR's: reproduced when every such case is reduced, partly when
-        some are, not reproduced when none is, inconclusive when KRR never depends on S.
+        Per reading, the family of (experiment, γ, method) settings in which KRR's predictions
+        depend on S (its permutation test rejects at ``dependence_alpha`` in at least half of
+        the repetitions; the selection reads KRR only) is judged by the claim's test on the
+        paired per-repetition log(HSIC_KRR / HSIC_method), Holm within the family: reproduced
+        iff every setting is, not reproduced iff some setting contradicts it; inconclusive
+        when no setting shows a dependence to reduce.
     """
     claim = reference["claims"]["dependence_reduced"]
     dims = sorted(int(d) for d in runs["sensitive_dim"].unique())
@@ -97,58 +103,69 @@ def cme_oblivious_verdicts(runs, reference, scale):
     records = []
     for estimator in estimators:
         for dim in dims:
-            frame, n_reps = _reduction(runs, estimator, dim, claim)
-            cases = frame[frame["krr_dependent"]]
-            reduced = cases[cases["reduced"]]
-            remaining = cases["share_dependent"].mean() if len(cases) else np.nan
-            n_dependent = cases[["experiment", "gamma"]].drop_duplicates().shape[0]
-            n_settings = frame[["experiment", "gamma"]].drop_duplicates().shape[0]
-            ratios = (cases["hsic_ratio"].min(), cases["hsic_ratio"].max())
-            detail = (
-                f"KRR's predictions depend on S (HSIC permutation test, p < {claim['alpha']:g}"
-                f" in ≥ half of the repetitions) in {n_dependent} of {n_settings} (experiment, γ)"
-                f" settings. There, {len(reduced)} of {len(cases)} (setting, method) cases reduce"
-                f" the mean HSIC to ≤ {claim['max_hsic_ratio']:g} of KRR's with a paired"
-                f" difference above {claim['z']:g} se"
-                + (f" (HSIC ratio {ratios[0]:.3f}–{ratios[1]:.3f})." if len(cases) else ".")
-                + (
-                    f" The oblivious predictions still reject independence in"
-                    f" {remaining:.0%} of those repetitions (the paper promises a reduction, not"
-                    " independence)."
-                    if len(cases)
-                    else ""
+            values, frame = _log_reductions(runs, estimator, dim, claim)
+            protocol = f"{estimator}, d = {dim}"
+            n_reps = int(runs[runs["sensitive_dim"] == dim]["repetition"].nunique())
+            n_settings = frame["setting"].str.rsplit(",", n=1).str[0].nunique()
+            dependent = frame[frame["krr_dependent"]]
+            common = {
+                "experiment": "cme_oblivious",
+                "paper": "oblivious",
+                "scale": scale,
+                "protocol": protocol,
+                "primary": estimator == PRIMARY_ESTIMATOR and dim == dims[0],
+                "n_repetitions": n_reps,
+                "paper_value": "significant reduction",
+            }
+            if not values:
+                records.append(
+                    claim_verdict(
+                        reference,
+                        "dependence_reduced",
+                        INCONCLUSIVE,
+                        f"KRR's predictions depend on S in none of the {n_settings} (experiment,"
+                        " γ) settings: there is no dependence to reduce.",
+                        judgement=Judgement(INCONCLUSIVE, *[float("nan")] * 5),
+                        **common,
+                    )
                 )
+                continue
+            result, stability = judge_claim(
+                claim,
+                values,
+                seed=stability_seed("cme_oblivious", "dependence_reduced", protocol),
             )
-            if cases.empty:
-                verdict = INCONCLUSIVE
-                detail += " No setting shows a dependence to reduce."
-            elif len(reduced) == len(cases):
-                verdict = REPRODUCED
-            elif len(reduced):
-                verdict = PARTLY
-                missed = cases[~cases["reduced"]]
-                detail += " Not reduced: " + ", ".join(
-                    f"experiment {e}, γ = {g:g}, {m}"
-                    for e, g, m in zip(missed["experiment"], missed["gamma"], missed["method"],
-                                       strict=True)
-                ) + "."  # fmt: skip
-            else:
-                verdict = NOT_REPRODUCED
+            members = "; ".join(
+                f"{name}: ratio {row['hsic_ratio']:.2f}, {result.members[name].verdict}"
+                for name, row in zip(dependent["setting"], dependent.to_dict("records"),
+                                     strict=True)
+            )  # fmt: skip
+            detail = (
+                f"KRR's predictions depend on S (HSIC permutation test, p <"
+                f" {claim['dependence_alpha']:g} in ≥ half of the repetitions) in"
+                f" {len(values) // len(OBLIVIOUS_METHODS)} of {n_settings} (experiment, γ)"
+                " settings; there, per method, effect = log(HSIC_KRR / HSIC_method), paired"
+                f" over repetitions (> 0: reduced; a halving is log 2 = {np.log(2):.3f}),"
+                f" Holm over {len(values)} settings. Mean HSIC ratios (method / KRR) and"
+                f" verdicts: {members}. The oblivious predictions still reject independence in"
+                f" {dependent['share_dependent'].mean():.0%} of those repetitions (the paper"
+                " promises a reduction, not independence). Deciding setting"
+                f" ({result.deciding}): {judgement_detail(result.judgement)}"
+            )
             records.append(
                 claim_verdict(
                     reference,
                     "dependence_reduced",
-                    verdict,
+                    None,
                     detail,
-                    experiment="cme_oblivious",
-                    paper="oblivious",
-                    scale=scale,
-                    protocol=f"{estimator}, d = {dim}",
-                    primary=estimator == PRIMARY_ESTIMATOR and dim == dims[0],
-                    n_repetitions=n_reps,
-                    paper_value="significant reduction",
-                    measured=f"{len(reduced)} of {len(cases)} cases reduced",
-                    tolerance=f"HSIC ratio ≤ {claim['max_hsic_ratio']:g}, z > {claim['z']:g}",
+                    measured=(
+                        f"HSIC ratio {dependent['hsic_ratio'].min():.2f}–"
+                        f"{dependent['hsic_ratio'].max():.2f}"
+                    ),
+                    tolerance=f"{claim['test']}, margin log 2",
+                    judgement=result.judgement,
+                    stability=stability,
+                    **common,
                 )
             )
     return records
