@@ -214,6 +214,7 @@ def test_repetitions_for_a_vanishing_half_width_is_none_not_an_overflow():
     # a prediction interval a hair wider than its limit z·sd likewise.
     sd, tail = 0.4, 0.025
     assert repetitions_for_half_width(sd, 1e-18, tail) is None
+    assert repetitions_for_half_width(0.01, 1e-17, 0.05) is None
     limit = stats.norm.ppf(1 - tail) * sd
     assert repetitions_for_half_width(sd, limit * (1 + 1e-14), tail, prediction=True) is None
 
@@ -246,9 +247,3 @@ def test_claim_test_from_reference_and_refusals():
         ClaimTest(SUPERIORITY, 0.1, one_run=True)
     with pytest.raises(ValueError, match="margin"):
         ClaimTest(EQUIVALENCE, float("nan"))
-
-
-def test_repetitions_for_a_vanishing_half_width_is_none_not_an_overflow():
-    # An effect that sits on its margin up to round-off leaves a half-width of ~1e-17: the
-    # normal approximation alone exceeds any count considered.
-    assert repetitions_for_half_width(0.01, 1e-17, 0.05) is None

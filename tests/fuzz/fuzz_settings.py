@@ -23,28 +23,28 @@ import os
 from hypothesis import HealthCheck, Phase, settings
 
 PROFILE = os.environ.get("KREPRO_FUZZ_PROFILE", "ci")
-SCALE = {"ci": 1, "shrink": 1, "explore": 10}[PROFILE]
+SCALE = {"ci": 2, "shrink": 2, "explore": 10}[PROFILE]
 
 # Examples per estimator in the ci profile, sized so that the whole lane stays under two
 # minutes on two cores (measured; README, "Tests").
 EXAMPLES = {
-    "ObliviousKernel": 120,
-    "ObliviousFeatures": 100,
-    "KernelFeatureMap": 80,
-    "ObliviousRidge": 100,
-    "PartitionConditionalMean": 100,
-    "FERMClassifier": 80,
-    "LinearFERM": 80,
-    "FERMFeatures": 80,
-    "LinearHingeSVC": 60,
-    "LinearEpsilonSVR": 60,
-    "DCM": 60,
-    "FastDCM": 60,
-    "DICA": 60,
-    "COIR": 60,
-    "DistributedKernelRidge": 100,
-    "ConditionalMeanEmbedding": 100,
-    "CMEConditionalMean": 100,
+    "ObliviousKernel": 240,
+    "ObliviousFeatures": 200,
+    "KernelFeatureMap": 160,
+    "ObliviousRidge": 200,
+    "PartitionConditionalMean": 200,
+    "FERMClassifier": 160,
+    "LinearFERM": 160,
+    "FERMFeatures": 160,
+    "LinearHingeSVC": 120,
+    "LinearEpsilonSVR": 120,
+    "DCM": 120,
+    "FastDCM": 120,
+    "DICA": 120,
+    "COIR": 120,
+    "DistributedKernelRidge": 200,
+    "ConditionalMeanEmbedding": 200,
+    "CMEConditionalMean": 200,
 }
 
 _COMMON = {
