@@ -11,12 +11,12 @@ from threadpoolctl import threadpool_limits
 from krepro.data.parkinsons import FEATURES, Parkinsons
 from krepro.studies.dcm_parkinsons import run as dcm_parkinsons
 from krepro.studies.dcm_parkinsons.report import parkinsons_section
-from krepro.studies.dcm_synthetic.readings import detail_disagreements
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     PARTLY,
     REPRODUCED,
+    detail_disagreements,
 )
 
 

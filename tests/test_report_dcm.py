@@ -7,13 +7,14 @@ import pandas as pd
 import yaml
 
 from krepro.studies.dcm_synthetic import run as dcm_synthetic
-from krepro.studies.dcm_synthetic.readings import detail_disagreements, merge_identical
+from krepro.studies.dcm_synthetic.readings import merge_identical
 from krepro.studies.dcm_synthetic.report import synthetic_section
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     REPRODUCED,
     assign_robustness,
+    detail_disagreements,
 )
 
 SYN_REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["dcm"][

@@ -1,6 +1,6 @@
 """No verdict's detail states a different verdict than its record.
 
-The check (:func:`krepro.studies.dcm_synthetic.readings.detail_disagreements`) scans a
+The check (:func:`krepro.studies.verdicts.detail_disagreements`) scans a
 detail for the verdict phrases (word boundaries; "not reproduced" and "partly reproduced" are
 not also read as "reproduced"), leaving out the robustness note on other readings and a
 "would read" preview where the record's ``check_verdict`` differs from its verdict. It runs
@@ -17,10 +17,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from krepro.studies.dcm_synthetic.readings import detail_disagreements, stated_verdicts
 from krepro.studies.verdicts import (
     Verdict,
     assign_robustness,
+    detail_disagreements,
+    stated_verdicts,
     verdicts_frame,
     verdicts_from_frame,
 )
@@ -120,13 +121,12 @@ def test_dcm_sections_and_their_csv_rows_state_their_own_verdict_only():
 
 
 def _written_rows():
-    """DCM rows of written outputs built by the current reports (rows that state a test)."""
+    """Rows of written outputs built by the current reports (rows that state a test)."""
     rows = []
     for path in (ROOT / "results" / "verdicts.csv", ROOT / "snapshots" / "paper" / "verdicts.csv"):
         if path.exists():
             frame = pd.read_csv(path)
             if "test" in frame.columns:
-                frame = frame[frame["experiment"].isin(DCM_EXPERIMENTS)]
                 rows += [
                     (str(path), r)
                     for r in frame.itertuples(index=False)
@@ -141,9 +141,9 @@ def _written_rows():
     return rows
 
 
-def test_written_dcm_rows_state_their_own_verdict_only():
+def test_written_rows_state_their_own_verdict_only():
     rows = _written_rows()
     if not rows:
-        pytest.skip("no verdicts.csv or section JSON built by the current DCM reports")
+        pytest.skip("no verdicts.csv or section JSON built by the current reports")
     for path, row in rows:
         assert not detail_disagreements(row), (path, row.claim_id, row.protocol, row.detail)

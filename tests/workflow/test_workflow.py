@@ -28,6 +28,7 @@ from test_dcm_parkinsons import parkinsons_fit_jobs
 
 from krepro.data.download import DATASETS
 from krepro.studies import STUDIES
+from krepro.studies.verdicts import KINDS, detail_disagreements
 from krepro.workflow.snapshot import check_snapshot
 
 pytestmark = pytest.mark.workflow
@@ -414,9 +415,19 @@ def test_tiny_run_report_verdicts_on_best_constant(tiny_run, tiny):
     best = verdicts[verdicts["claim_id"] == "best_constant_mse"]
     # Closed form, within the 2% tolerance of config/paper_reference.yaml (about 1.1% off).
     assert set(best["verdict"]) == {"reproduced"} and best["n_repetitions"].isna().all()
-    # Too few repetitions for a decisive verdict on any repetition-based ridge claim.
-    ridge_rows = verdicts[(verdicts["experiment"] == "ridge") & verdicts["n_repetitions"].notna()]
-    assert set(ridge_rows["verdict"]) == {"inconclusive"}
+    # Every claim has a kind; a claim judged over repetitions states its test, its interval
+    # and its stability, and no detail states another verdict than its row.
+    assert set(verdicts["kind"]) <= set(KINDS)
+    judged = verdicts[verdicts["n_repetitions"].notna() & (verdicts["kind"] != "identity")]
+    assert judged["test"].notna().all(), judged[judged["test"].isna()][["experiment", "claim_id"]]
+    assert judged["stability"].between(0, 1).all()
+    assert "min_repetitions" not in verdicts.columns
+    disagreements = [
+        (row.experiment, row.claim_id, row.protocol)
+        for row in verdicts.itertuples(index=False)
+        if detail_disagreements(row)
+    ]
+    assert not disagreements
 
     provenance = json.loads((tiny_run / "results/provenance.json").read_text(encoding="utf-8"))
     assert provenance["scale"] == tiny["scale"]

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
@@ -62,9 +63,11 @@ __all__ = [
     "assign_robustness",
     "claim_kind",
     "claim_verdict",
+    "detail_disagreements",
     "judgement_detail",
     "paper_reference",
     "required_repetitions",
+    "stated_verdicts",
     "verdicts_frame",
     "verdicts_from_frame",
 ]
@@ -438,6 +441,43 @@ def claim_verdict(
         **statistics,
     )
     return record if tested else apply_evidence_rule(record)
+
+
+_VERDICT_PATTERN = re.compile(
+    r"\b(" + "|".join(re.escape(v) for v in sorted(VERDICTS, key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
+_PREVIEW = re.compile(r"would read \*?(" + "|".join(map(re.escape, VERDICTS)) + r")\*?", re.I)
+
+
+def stated_verdicts(detail: str, check_verdict: str | None = None) -> list[str]:
+    """The verdicts a detail states, in order (lower case).
+
+    Not counted: the robustness note that names the other readings' verdicts (from
+    ``" Fragile: "`` on, written by :func:`krepro.studies.verdicts.assign_robustness`), and
+    a preview "would read *V*" when ``V`` is the record's ``check_verdict`` (the evidence
+    rule's note; pass ``check_verdict`` only where it differs from the verdict).
+    """
+    text = detail.split(" Fragile: ")[0]
+    if check_verdict:
+        text = _PREVIEW.sub(
+            lambda m: "" if m.group(1).lower() == check_verdict.lower() else m.group(0), text
+        )
+    return [m.group(1).lower() for m in _VERDICT_PATTERN.finditer(text)]
+
+
+def detail_disagreements(record) -> list[str]:
+    """Verdicts a record's detail states that differ from the record's verdict (empty: none).
+
+    ``record`` has ``verdict``, ``check_verdict`` and ``detail`` (a
+    :class:`~krepro.studies.verdicts.Verdict` or a row of ``verdicts.csv``); a "would read"
+    preview is allowed only where ``check_verdict`` differs from ``verdict``, and only of
+    ``check_verdict``.
+    """
+    verdict = str(record.verdict).lower()
+    check = str(getattr(record, "check_verdict", "") or "").lower()
+    preview = check if check and check != verdict else None
+    return [v for v in stated_verdicts(str(record.detail), preview) if v != verdict]
 
 
 def assign_robustness(verdicts: Iterable[Verdict]) -> list[Verdict]:

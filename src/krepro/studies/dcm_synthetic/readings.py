@@ -8,12 +8,11 @@ gets one verdict per reading. Claims are judged by their logical form
 numerically the same (COIR and DICA often give the same projection) are counted once
 (:func:`merge_identical`). A member of a family is described as *holds*, *contradicted* or
 *undecided* (:func:`member_listing`), so that a detail never names a verdict other than its
-record's (:func:`detail_disagreements` checks it).
+record's (:func:`krepro.studies.verdicts.detail_disagreements` checks it).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 import numpy as np
@@ -25,19 +24,17 @@ from krepro.studies.claims import (
     family_stability,
     judge_family,
 )
-from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, VERDICTS
+from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
 __all__ = [
     "MEMBER_WORDS",
     "checked_primary",
-    "detail_disagreements",
     "judge_some",
     "member_listing",
     "merge_identical",
     "readings_markdown",
     "readings_of",
     "select_reading",
-    "stated_verdicts",
 ]
 
 #: How a detail describes one member (or part) of a family: words that are not verdicts.
@@ -157,43 +154,6 @@ def judge_some(claim: Mapping, values: Mapping[str, np.ndarray], *, seed, n_resa
 
 
 # Longest phrases first, so that "not reproduced" is not also read as "reproduced".
-_VERDICT_PATTERN = re.compile(
-    r"\b(" + "|".join(re.escape(v) for v in sorted(VERDICTS, key=len, reverse=True)) + r")\b",
-    re.IGNORECASE,
-)
-_PREVIEW = re.compile(r"would read \*?(" + "|".join(map(re.escape, VERDICTS)) + r")\*?", re.I)
-
-
-def stated_verdicts(detail: str, check_verdict: str | None = None) -> list[str]:
-    """The verdicts a detail states, in order (lower case).
-
-    Not counted: the robustness note that names the other readings' verdicts (from
-    ``" Fragile: "`` on, written by :func:`krepro.studies.verdicts.assign_robustness`), and
-    a preview "would read *V*" when ``V`` is the record's ``check_verdict`` (the evidence
-    rule's note; pass ``check_verdict`` only where it differs from the verdict).
-    """
-    text = detail.split(" Fragile: ")[0]
-    if check_verdict:
-        text = _PREVIEW.sub(
-            lambda m: "" if m.group(1).lower() == check_verdict.lower() else m.group(0), text
-        )
-    return [m.group(1).lower() for m in _VERDICT_PATTERN.finditer(text)]
-
-
-def detail_disagreements(record) -> list[str]:
-    """Verdicts a record's detail states that differ from the record's verdict (empty: none).
-
-    ``record`` has ``verdict``, ``check_verdict`` and ``detail`` (a
-    :class:`~krepro.studies.verdicts.Verdict` or a row of ``verdicts.csv``); a "would read"
-    preview is allowed only where ``check_verdict`` differs from ``verdict``, and only of
-    ``check_verdict``.
-    """
-    verdict = str(record.verdict).lower()
-    check = str(getattr(record, "check_verdict", "") or "").lower()
-    preview = check if check and check != verdict else None
-    return [v for v in stated_verdicts(str(record.detail), preview) if v != verdict]
-
-
 def readings_of(runs, axes):
     """The readings present in ``runs`` (dicts axis → value), in axis order."""
     columns = [a for a in axes if a in runs.columns]
