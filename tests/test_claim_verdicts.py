@@ -45,7 +45,7 @@ def sample(mean, sd, n, seed=0):
 
 def reference(**claim):
     entry = {"text": "A claim.", "source": "§1", **claim}
-    return {"min_repetitions": 50, "claims": {"c": entry}}
+    return {"claims": {"c": entry}}
 
 
 def record(ref, judgement, **kwargs):
@@ -70,7 +70,6 @@ def test_superiority_straddling_zero_is_an_inconclusive_record_without_repetitio
     assert straddling.verdict == INCONCLUSIVE
     assert straddling.ci_low < 0 < straddling.ci_high
     assert straddling.test == "superiority" and straddling.margin == 0.5
-    assert straddling.min_repetitions is None  # no gate: 10 < 50 does not demote anything
     clear = record(ref, judge_values(test, sample(2.0, 1.0, 10)))
     assert clear.verdict == REPRODUCED and clear.check_verdict == REPRODUCED
     assert clear.ci_low > 0

@@ -373,7 +373,6 @@ def test_every_claim_has_one_primary_reading():
         assert len(group) == expected, claim
         assert all(r.n_repetitions == 900 and r.scale == "test" for r in group)
         assert all(r.paper == "coverage" and r.experiment == "coverage" for r in group)
-        assert all(r.min_repetitions is None for r in group)  # no repetition gate
         assert all(0 <= r.stability <= 1 and r.alpha is not None for r in group)
         # A claim with named parts states its tests per part ("part: test; ...").
         parted = "parts" in REFERENCE["claims"][claim]
@@ -430,7 +429,6 @@ def test_few_repetitions_are_inconclusive_and_say_how_many_would_decide():
         for band in BANDS:
             record = records[claim, f"a, {band} band"]
             assert record.verdict == "inconclusive", (claim, band)
-            assert record.min_repetitions is None
             assert "would need about" in record.detail, (claim, record.detail)
     _, decided = section_verdicts(synthetic_runs(PAPER_LIKE, 2000, FLAT_THEN_RISING))
     for claim in BAND_CLAIMS:

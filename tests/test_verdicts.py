@@ -23,10 +23,9 @@ from krepro.studies.verdicts import (
 from krepro.workflow.provenance import collect_provenance, config_sha256
 
 REFERENCE = {
-    "min_repetitions": 20,
     "claims": {
         "a": {"text": "Claim A.", "source": "§1"},
-        "b": {"text": "Claim B.", "source": "§2", "min_repetitions": 5},
+        "b": {"text": "Claim B.", "source": "§2", "kind": "implied claim"},
     },
 }
 
@@ -54,24 +53,13 @@ def test_unknown_verdict_and_claim_are_refused():
 
 
 @pytest.mark.parametrize("verdict", [REPRODUCED, NOT_REPRODUCED, "partly reproduced"])
-def test_evidence_rule_demotes_decisive_verdicts_below_the_minimum(verdict):
-    record = _verdict(verdict=verdict, n=10)
-    assert record.verdict == INCONCLUSIVE
-    assert record.min_repetitions == 20
-    assert f"would read *{verdict}*" in record.detail
-    assert record.check_verdict == verdict
-    assert _verdict(verdict=verdict, n=20).verdict == verdict
-
-
-def test_evidence_rule_uses_the_claims_own_minimum_and_spares_exact_checks():
-    assert _verdict("b", n=5).verdict == REPRODUCED
-    assert _verdict("b", n=4).verdict == INCONCLUSIVE
-    exact = _verdict(n=None)
-    assert exact.verdict == REPRODUCED and exact.n_repetitions is None
-    no_rule = Verdict(
-        experiment="e", claim_id="c", claim="x", verdict=REPRODUCED, detail="", n_repetitions=1
-    )
-    assert apply_evidence_rule(no_rule) is no_rule
+def test_no_repetition_count_gates_a_verdict(verdict):
+    for n in (2, 10, None):
+        record = _verdict(verdict=verdict, n=n)
+        assert record.verdict == record.check_verdict == verdict
+        assert record.detail == "measured."
+    assert _verdict("b").kind == "implied claim" and _verdict("a").kind == "paper claim"
+    assert "min_repetitions" not in VERDICT_COLUMNS
 
 
 def test_robustness_single_robust_fragile():
@@ -112,7 +100,7 @@ def test_renderings_carry_every_primary_verdict():
     records = [
         _verdict("a", protocol="x"),
         _verdict("a", NOT_REPRODUCED, protocol="y", primary=False),
-        _verdict("b", n=3, protocol="x"),
+        _verdict("b", INCONCLUSIVE, n=3, protocol="x"),
     ]
     section = Section("exp", "Title", records, body="BODY")
     markdown = render_section(section)
@@ -171,8 +159,8 @@ def test_paper_reference_reads_one_block(tmp_path):
     from krepro.studies.verdicts import paper_reference
 
     path = tmp_path / "reference.yaml"
-    path.write_text("oblivious:\n  ridge: {min_repetitions: 20}\ncme: {a: 1}\n")
-    assert paper_reference(path, "oblivious", "ridge") == {"min_repetitions": 20}
+    path.write_text("oblivious:\n  ridge: {alpha: 0.05}\ncme: {a: 1}\n")
+    assert paper_reference(path, "oblivious", "ridge") == {"alpha": 0.05}
     assert paper_reference(path, "cme") == {"a": 1}
     with pytest.raises(KeyError):
         paper_reference(path, "dcm")

@@ -149,7 +149,6 @@ SCHEMA = {
     },
 }
 REFERENCE = {
-    "min_repetitions": 2,
     "claims": {"zero_mean": {"text": "The mean is 0.", "source": "a toy"}},
 }
 

@@ -41,8 +41,8 @@ def verdict_line(verdict: Verdict, *, with_protocol: bool = False) -> str:
     evidence = ""
     if verdict.n_repetitions is not None:
         evidence = f"; {verdict.n_repetitions} repetitions"
-        if verdict.min_repetitions is not None:
-            evidence += f", rule ≥ {verdict.min_repetitions}"
+    if verdict.stability is not None:
+        evidence += f"; stability {verdict.stability:.2f}"
     return (
         f"- **{verdict.verdict}**{reading} — {verdict.claim} *({verdict.source}{robustness}"
         f"{evidence})*\n  {verdict.detail.strip()}"
@@ -186,8 +186,6 @@ def scorecard(
     ]
     for v in primary:
         reps = "—" if v.n_repetitions is None else str(v.n_repetitions)
-        if v.min_repetitions is not None:
-            reps += f" (≥ {v.min_repetitions})"
         claim = v.claim if len(v.claim) <= 110 else v.claim[:107].rstrip() + "…"
         claim = claim.replace("|", "∣")  # a literal pipe would split the table cell
         preview = f" (reads {v.check_verdict})" if v.check_verdict != v.verdict else ""
@@ -247,13 +245,15 @@ def assemble_report(
         "Verdicts: **reproduced** (the claim's interval test holds, or the number is within"
         " its stated tolerance), **partly reproduced** (the claim names parts: some hold,"
         " some are contradicted), **inconclusive** (the interval cannot decide; the detail"
-        " says how many repetitions would; a claim that states no test yet: fewer"
-        " repetitions than its `min_repetitions`), **not reproduced** (the measurement"
+        " says how many repetitions would), **not reproduced** (the measurement"
         " contradicts the paper). Tests (`config/paper_reference.yaml`): **superiority**"
-        " (reproduced iff the interval's lower end is above 0), **equivalence** (TOST: the"
+        " (reproduced iff the interval's lower end is above 0), **non-inferiority** (iff it"
+        " is above −margin), **equivalence** (TOST: the"
         " interval within ±margin), **magnitude** (the interval of our mean, or the"
         " prediction interval of one run where the paper reports one run, meets ±margin of"
-        " the paper's value); families of settings are Holm-adjusted. Kinds: **paper"
+        " the paper's value); a claim over a family of settings holds only if every member"
+        " does (read at α), and a contradiction by one member counts after Holm's"
+        " adjustment. Kinds: **paper"
         " claim**, **implied claim** (counted in the headline), **extension**, **sanity"
         " check**, **identity** (true by construction or by a theorem; counted apart)."
         " Stability: the share of 200 bootstrap resamples of the repetitions that give the"
@@ -299,7 +299,12 @@ def summary_html(report_markdown: str, verdicts: pd.DataFrame) -> str:
             "check_verdict",
             "robustness",
             "n_repetitions",
-            "min_repetitions",
+            "kind",
+            "test",
+            "effect",
+            "ci_low",
+            "ci_high",
+            "stability",
             "paper_value",
             "measured",
             "tolerance",

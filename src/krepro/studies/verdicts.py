@@ -6,21 +6,17 @@ the records. The vocabulary:
 
 * **reproduced** — the number is within the stated tolerance / the claim holds as stated;
 * **partly reproduced** — the claim holds with exceptions that the detail lists;
-* **inconclusive** — the evidence cannot decide: the effect is within the noise, or the
-  verdict rests on fewer repetitions than the evidence rule requires;
+* **inconclusive** — the evidence cannot decide: the interval holds both the claim and its
+  contradiction (the detail says how many repetitions would decide);
 * **not reproduced** — the measurement contradicts the paper.
 
-Evidence rule (:func:`apply_evidence_rule`): a claim judged over repetitions states in
-``config/paper_reference.yaml`` how many it needs (``min_repetitions``, on the claim or on its
-experiment). Below that number a decisive verdict becomes ``inconclusive``: a verdict is never
-more generous than its evidence.
-
-Claims judged by their logical form (a claim whose entry in ``config/paper_reference.yaml``
-states ``test``, ``margin`` and ``alpha``; :mod:`krepro.studies.claims`) are decided by an
-interval of their effect, not by a repetition count: the record carries the test, the effect,
-the interval, the margin, the level, the size of the family the claim was judged in and the
-**stability** (the share of bootstrap resamples of the repetitions that give the same
-verdict). The evidence rule above applies only to claims that state no test.
+Each claim is judged by its logical form, stated with its entry in
+``config/paper_reference.yaml`` (``test``, ``margin``, ``alpha``, or named ``parts``;
+:mod:`krepro.studies.claims`): a verdict is decided by an interval of its effect, never by a
+repetition count. The record carries the test, the effect, the interval, the margin, the
+level, the size of the family the claim was judged in and the **stability** (the share of
+bootstrap resamples of the repetitions that give the same verdict). Exact and closed-form
+checks (identities) state a tolerance instead.
 
 Kinds (:data:`KINDS`, the entry's ``kind``, default ``paper claim``): a **paper claim** is
 stated by the paper, an **implied claim** follows from what it states or shows, an
@@ -59,14 +55,12 @@ __all__ = [
     "VERDICT_COLUMNS",
     "Section",
     "Verdict",
-    "apply_evidence_rule",
     "assign_robustness",
     "claim_kind",
     "claim_verdict",
     "detail_disagreements",
     "judgement_detail",
     "paper_reference",
-    "required_repetitions",
     "stated_verdicts",
     "verdicts_frame",
     "verdicts_from_frame",
@@ -115,7 +109,6 @@ VERDICT_COLUMNS = [
     "check_verdict",
     "scale",
     "n_repetitions",
-    "min_repetitions",
     "paper_value",
     "measured",
     "tolerance",
@@ -123,7 +116,7 @@ VERDICT_COLUMNS = [
 ]
 
 
-_INT_FIELDS = ("n_repetitions", "min_repetitions", "family_size")
+_INT_FIELDS = ("n_repetitions", "family_size")
 _FLOAT_FIELDS = ("effect", "ci_low", "ci_high", "margin", "alpha", "stability")
 
 
@@ -174,16 +167,15 @@ class Verdict:
         The config's scale name (``quick``, ``paper``, ...).
     n_repetitions : int or None
         Independent repetitions the verdict rests on (``None``: exact or closed-form check).
-    min_repetitions : int or None
-        Repetitions the evidence rule requires for a decisive verdict.
     paper_value, measured, tolerance : str
         The paper's number, ours, and the tolerance of the comparison (text: a claim may
         compare several numbers).
     robustness : str
         One of :data:`ROBUSTNESS`, set by :func:`assign_robustness`.
     check_verdict : str
-        What the check itself read before the evidence rule (equal to ``verdict`` unless the
-        rule demoted it): the preview of a small run.
+        What the interval test itself read where a guard of the study overrode it (e.g. a
+        reading without both classes in a group is inconclusive whatever its interval);
+        equal to ``verdict`` otherwise.
     kind : str
         One of :data:`KINDS`.
     test : str
@@ -212,7 +204,6 @@ class Verdict:
     primary: bool = True
     scale: str = ""
     n_repetitions: int | None = None
-    min_repetitions: int | None = None
     paper_value: str = ""
     measured: str = ""
     tolerance: str = ""
@@ -243,7 +234,7 @@ class Verdict:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}.")
         for name in ("paper_value", "measured", "tolerance", "test"):
             object.__setattr__(self, name, _text(getattr(self, name)))
-        for name in ("n_repetitions", "min_repetitions", "family_size"):
+        for name in _INT_FIELDS:
             value = _missing_to_none(getattr(self, name))
             object.__setattr__(self, name, None if value is None else int(value))
         for name in _FLOAT_FIELDS:
@@ -258,48 +249,6 @@ class Verdict:
     def decisive(self) -> bool:
         """Whether the verdict takes a side (anything but inconclusive)."""
         return self.verdict != INCONCLUSIVE
-
-
-def required_repetitions(experiment_reference: Mapping, claim: Mapping) -> int | None:
-    """Repetitions a claim needs for a decisive verdict (the claim's, else its experiment's).
-
-    Parameters
-    ----------
-    experiment_reference : mapping
-        The experiment's entry in ``config/paper_reference.yaml``.
-    claim : mapping
-        The claim's entry.
-
-    Returns
-    -------
-    int or None
-        ``min_repetitions`` of the claim, else of the experiment; ``None`` when neither states
-        one (the claim is not judged over repetitions).
-    """
-    value = claim.get("min_repetitions", experiment_reference.get("min_repetitions"))
-    return None if value is None else int(value)
-
-
-def apply_evidence_rule(verdict: Verdict) -> Verdict:
-    """Demote a decisive verdict to ``inconclusive`` when it rests on too few repetitions.
-
-    The rule: a verdict judged over repetitions takes a side only when
-    ``n_repetitions >= min_repetitions``; below, the evidence cannot support it.
-    """
-    if (
-        verdict.min_repetitions is None
-        or verdict.n_repetitions is None
-        or verdict.n_repetitions >= verdict.min_repetitions
-        or not verdict.decisive
-    ):
-        return verdict
-    detail = (
-        f"{verdict.detail.rstrip()} At {verdict.n_repetitions} repetitions this would read"
-        f" *{verdict.verdict}*; the evidence rule needs at least {verdict.min_repetitions}"
-        " (`min_repetitions` in `config/paper_reference.yaml`), so the verdict is inconclusive"
-        " at this scale."
-    )
-    return verdict.replace(verdict=INCONCLUSIVE, detail=detail, check_verdict=verdict.verdict)
 
 
 def _test_text(claim: Mapping) -> str:
@@ -385,8 +334,8 @@ def claim_verdict(
 
     Notes
     -----
-    A claim that states no ``test`` goes through the evidence rule
-    (:func:`apply_evidence_rule`); a claim that states one is decided by its interval.
+    A claim that states a ``test`` (or ``parts``) is decided by its interval; an identity or
+    another exact check states its verdict from a tolerance.
     """
     claims = experiment_reference.get("claims", {})
     if claim_id not in claims:
@@ -428,11 +377,6 @@ def claim_verdict(
         primary=primary,
         scale=scale,
         n_repetitions=n_repetitions,
-        min_repetitions=(
-            None
-            if n_repetitions is None or tested
-            else required_repetitions(experiment_reference, claim)
-        ),
         paper_value=paper_value,
         measured=measured,
         tolerance=tolerance,
@@ -440,7 +384,7 @@ def claim_verdict(
         stability=stability,
         **statistics,
     )
-    return record if tested else apply_evidence_rule(record)
+    return record
 
 
 _VERDICT_PATTERN = re.compile(
@@ -455,8 +399,8 @@ def stated_verdicts(detail: str, check_verdict: str | None = None) -> list[str]:
 
     Not counted: the robustness note that names the other readings' verdicts (from
     ``" Fragile: "`` on, written by :func:`krepro.studies.verdicts.assign_robustness`), and
-    a preview "would read *V*" when ``V`` is the record's ``check_verdict`` (the evidence
-    rule's note; pass ``check_verdict`` only where it differs from the verdict).
+    a preview "would read *V*" when ``V`` is the record's ``check_verdict`` (a study
+    guard's note; pass ``check_verdict`` only where it differs from the verdict).
     """
     text = detail.split(" Fragile: ")[0]
     if check_verdict:
