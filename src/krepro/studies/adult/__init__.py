@@ -21,6 +21,7 @@ STUDY = Study(
         "tables/adult_table1.csv",
         "tables/adult_table1.md",
         "tables/adult_table1.tex",
+        "figures/adult_table1.png",
         "report/adult.md",
         "report/adult.json",
     ),
