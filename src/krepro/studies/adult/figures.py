@@ -32,7 +32,7 @@ def plot_adult_table1(runs, path, paper=None):
     crosses.
     """
     sns.set_theme(style="whitegrid", context="paper")
-    colours = dict(zip(METHODS, sns.color_palette("husl", len(METHODS)), strict=True))
+    colours = dict(zip(METHODS, sns.color_palette("tab20", len(METHODS)), strict=True))
     readings = list(dict.fromkeys(zip(runs["protocol"], runs["grid"], strict=True)))
     fig, axes = plt.subplots(
         1, len(readings), figsize=(4.6 * len(readings) + 2.4, 4.0), squeeze=False
