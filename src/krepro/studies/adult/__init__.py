@@ -25,7 +25,7 @@ STUDY = Study(
         "report/adult.md",
         "report/adult.json",
     ),
-    run_time=("40 s", "3 min"),
+    run_time=("5 min", "25 min"),
     jobs={"fit": "run:fit", "summary": "report:summary"},
     datasets=("adult",),
 )
