@@ -25,7 +25,6 @@ makes its claims inconclusive (:mod:`krepro.studies.adult.one_class`).
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from krepro.studies.adult.figures import plot_adult_table1
@@ -629,5 +628,3 @@ def summary(job, log):
     )
     write_section(section, out.json, out.md)
     log.info("%d verdicts", len(section.verdicts))
-    if np.isfinite(table["cpu_seconds"]).any():
-        log.info("mean CPU s per method and split: %.1f", float(table["cpu_seconds"].mean()))

@@ -83,7 +83,8 @@ def adult_table1(runs):
     ``relative_beta_percent``, ``positive_rate`` the mean (that name), ``<name>_se``
     (standard error of the mean), ``<name>_sd`` (of one split, ddof 1) and ``<name>_min``,
     ``<name>_max``; ``n_splits``; the most frequent selection ``C``, ``gamma`` and how many
-    splits chose it (``selected_count``); mean ``cpu_seconds`` per split.
+    splits chose it (``selected_count``). No CPU times: the table does not depend on the
+    machine or on ``--cores`` (the report lists them from the run table).
     """
     runs = per_split(runs)
     rows = []
@@ -110,9 +111,6 @@ def adult_table1(runs):
         row["cv_accuracy"] = float(group["cv_accuracy"].mean())
         row["n_train"] = int(group["n_train"].iloc[0])
         row["n_test"] = int(group["n_test"].iloc[0])
-        row["cpu_seconds"] = (
-            float(group["cpu_seconds"].mean()) if "cpu_seconds" in group else np.nan
-        )
         rows.append(row)
     table = pd.DataFrame(rows)
     return table.sort_values(
@@ -160,7 +158,6 @@ def display_table(table):
             table["C"], table["gamma"], table["selected_count"], table["n_splits"], strict=True
         )
     ]
-    shown["CPU s / split"] = table["cpu_seconds"].round(1).to_numpy()
     return shown
 
 
