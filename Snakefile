@@ -50,7 +50,7 @@ rule all:
     paper's, with a verdict.
 
     Outputs: the outputs of every target, results/report.md.
-    Run time on 2 cores: quick 7 min, paper 30 min.
+    Run time on 2 cores: quick 8 min, paper 50 min.
     """
     default_target: True
     input:

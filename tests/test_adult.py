@@ -155,3 +155,55 @@ def test_sex_as_strings_gives_the_table1_numbers_of_0_1_codes(reference):
         for record in records:
             del record["wall_seconds"], record["cpu_seconds"]
         assert records[0] == records[1], method
+
+
+def test_random_splits_have_the_papers_sizes_and_are_shared_by_the_protocols():
+    from krepro.data.adult import draw_split_rows
+    from krepro.studies.adult.run import split_seed
+
+    a = draw_split_rows(30162, 15060, 1628, 12661, split_seed(7, 0))
+    b = draw_split_rows(30162, 15060, 1628, 12661, split_seed(7, 0))
+    c = draw_split_rows(30162, 15060, 1628, 12661, split_seed(7, 1))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert not np.array_equal(a[0], c[0])
+    assert len(set(a[0])) == 1628 and len(set(a[1])) == 12661
+    ref = load_adult(DATA, TEST, "reference", split_seed=split_seed(7, 0))
+    cor = load_adult(DATA, TEST, "corrected", split_seed=split_seed(7, 0))
+    assert ref.X_train.shape == (1628, 13) and ref.X_test.shape == (12661, 13)
+    assert cor.X_train.shape[0] == 1628 and cor.X_test.shape[0] == 12661
+    assert np.array_equal(ref.y_train, cor.y_train) and np.array_equal(ref.s_test, cor.s_test)
+
+
+def test_misaligned_cv_gives_fold_fits_the_first_rows_groups(monkeypatch):
+    """The FERM reference's quirk: inside a fold the groups are the column's first rows."""
+    from krepro.data.adult import AdultSplit
+    from krepro.fairness.ferm import FERMClassifier
+    from krepro.studies.adult.run import run_method
+
+    rng = np.random.default_rng(0)
+    n = 40
+    X = rng.standard_normal((n, 3))
+    y = np.where(X[:, 0] + 0.3 * rng.standard_normal(n) > 0, 1, -1)
+    s = (rng.random(n) < 0.5).astype(int)
+    split = AdultSplit("reference", X, y, s, X, y, s, ("a", "b", "c"), (2,))
+    seen = []
+    original = FERMClassifier.fit
+
+    def spy(self, X_fit, y_fit, *, sensitive_features=None):
+        seen.append(np.asarray(sensitive_features).copy())
+        return original(self, X_fit, y_fit, sensitive_features=sensitive_features)
+
+    monkeypatch.setattr(FERMClassifier, "fit", spy)
+    options = {
+        "ferm_intercept": "all_support",
+        "linear_ferm_selection": "argmax",
+        "oblivious_drop_sensitive": True,
+    }
+    grid = {"C": [1.0], "gamma": [0.1]}
+    run_method(split, "ferm_rbf_misaligned", grid=grid, grid_name="g", n_folds=2, options=options)
+    folds, refit = seen[:-1], seen[-1]
+    assert all(np.array_equal(g, s[: len(g)]) for g in folds)
+    assert np.array_equal(refit, s)
+    seen.clear()
+    run_method(split, "ferm_rbf", grid=grid, grid_name="g", n_folds=2, options=options)
+    assert not all(np.array_equal(g, s[: len(g)]) for g in seen[:-1])

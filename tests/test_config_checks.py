@@ -120,6 +120,10 @@ CASES = {
         _set("coverage.primary_variant", "nope"),
         ["coverage.primary_variant = 'nope'", "coverage.variants"],
     ),
+    "adult-variant-reading": (
+        _set("adult.variants.cv_misaligned.grid", "huge"),
+        ["adult.variants.cv_misaligned reads reference/huge"],
+    ),
     "adult-run-grids": (
         _set("adult.run_grids", ["paper", "huge"]),
         ["adult.run_grids ['huge']", "adult.grids"],
@@ -216,17 +220,6 @@ def parse_time_refusal(config):
     return "check", config_problems(config)
 
 
-def _remove(path):
-    def change(config):
-        *parents, last = path.split(".")
-        section = config
-        for key in parents:
-            section = section[key]
-        del section[last]
-
-    return change
-
-
 def _both(*changes):
     def change(config):
         for each in changes:
@@ -299,8 +292,10 @@ README_CASES = [
     ("adult readings exist", "check",
      _both(_set("adult.run_grids", ["paper"]), _set("adult.primary_grid", "repository")),
      [r"adult\.primary_grid = 'repository' is not one of adult\.run_grids \['paper'\]"]),
-    ("adult readings exist", "check", _remove("adult.protocols.reference"),
-     [r"adult\.primary_protocol = 'reference' is not one of adult\.protocols \['corrected'\]"]),
+    ("adult readings exist", "check", _set("adult.primary_protocol", "corrected"),
+     [r"adult\.primary_protocol = 'corrected' is not one of adult\.protocols \['reference'\]"]),
+    ("adult readings exist", "check", CASES["adult-variant-reading"][0],
+     [r"adult\.variants\.cv_misaligned reads reference/huge"]),
     ("folds have training points", "check", CASES["students-folds"][0], [r"students\.n_folds"]),
     ("folds have training points", "schema", _set("adult.n_folds", 21),
      [r"adult\.n_folds: 21 is greater than the maximum of 20"]),

@@ -242,7 +242,9 @@ def expected_job_counts(config: dict) -> dict[str, int]:
         "rates_run": len(config["rates"]["finite"]["n_values"])
         + len(config["rates"]["continuous"]["dims"]),
         "projection_run": len(config["projection"]["gammas"]),
-        "adult_fit": len(config["adult"]["protocols"]) * len(config["adult"]["run_grids"]),
+        "adult_fit": len(config["adult"]["protocols"])
+        * len(config["adult"]["run_grids"])
+        * config["adult"]["n_splits"],
         "adult_full_fit": len(config["adult_full"]["methods"]),
     }
 

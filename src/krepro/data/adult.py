@@ -39,6 +39,7 @@ __all__ = [
     "NOMINAL",
     "PROTOCOLS",
     "AdultSplit",
+    "draw_split_rows",
     "load_adult",
     "read_adult",
     "read_adult_files",
@@ -76,6 +77,9 @@ MISSING_COLUMNS = ("workclass", "occupation", "native-country")
 PROTOCOLS = ("reference", "corrected")
 # ⌊32561 / 20⌋: the FERM loader's "smaller" training size, from the uncleaned adult.data.
 REFERENCE_TRAIN_ROWS = 32561 // 20
+# The FERM loader's test size: the complete adult.test rows after row 32561 of the
+# complete-row matrix (45222 − 32561).
+REFERENCE_TEST_ROWS = 12661
 
 
 @dataclass(frozen=True)
@@ -145,8 +149,43 @@ def _male(frame):
     return (frame["gender"].to_numpy() == "Male").astype(int)
 
 
-def _reference(train, test, n_raw_train):
-    """``load_adult(smaller=True)`` of the FERM repository, rebuilt (see module docstring)."""
+def draw_split_rows(n_train_pool, n_test_pool, n_train, n_test, seed):
+    """Rows of one random split at the reference loader's sizes (split ``seed``).
+
+    ``n_train`` rows drawn without replacement from the ``n_train_pool`` complete
+    ``adult.data`` rows and ``n_test`` from the ``n_test_pool`` complete ``adult.test`` rows,
+    in the random order of the draw (the order decides the cross-validation folds and the
+    oblivious SVM's learn / estimate halves, as file order does for the fixed split).
+
+    Parameters
+    ----------
+    n_train_pool, n_test_pool : int
+        Complete rows of each file.
+    n_train, n_test : int
+        Rows drawn from each.
+    seed : numpy.random.SeedSequence or int or sequence of int
+        The split's seed.
+
+    Returns
+    -------
+    train_rows, test_rows : ndarray of int
+    """
+    if n_train > n_train_pool or n_test > n_test_pool:
+        raise ValueError(
+            f"cannot draw {n_train} / {n_test} rows from {n_train_pool} / {n_test_pool}."
+        )
+    rng = np.random.default_rng(seed)
+    train_rows = rng.choice(n_train_pool, size=n_train, replace=False)
+    test_rows = rng.choice(n_test_pool, size=n_test, replace=False)
+    return train_rows, test_rows
+
+
+def _reference(train, test, n_raw_train, rows=None):
+    """``load_adult(smaller=True)`` of the FERM repository, rebuilt (see module docstring).
+
+    ``rows``: (training rows of ``train``, test rows of ``test``) of a random split; the
+    encoding and scaling stay the loader's (fitted on every complete row of both files).
+    """
     data = pd.concat([train, test], ignore_index=True)
     encoded = data.drop(columns="income").copy()
     for column in NOMINAL:
@@ -160,6 +199,8 @@ def _reference(train, test, n_raw_train):
     if n_train > len(train):
         raise ValueError("adult.data has fewer complete rows than the reference training size.")
     train_rows, test_rows = slice(0, n_train), slice(n_raw_train, None)
+    if rows is not None:
+        train_rows, test_rows = rows[0], len(train) + rows[1]
     X = X[:, :-1]  # the loader's second [:, :-1] drops native-country
     names = tuple(c for c in COLUMNS[:-2])
     return AdultSplit(
@@ -175,9 +216,15 @@ def _reference(train, test, n_raw_train):
     )
 
 
-def _corrected(train, test, n_train):
-    """Proper split: one-hot nominal features, scaling fitted on the training rows only."""
-    train = train.iloc[:n_train]
+def _corrected(train, test, n_train, rows=None):
+    """Proper split: one-hot nominal features, scaling fitted on the training rows only.
+
+    ``rows``: (training rows of ``train``, test rows of ``test``) of a random split.
+    """
+    if rows is None:
+        train = train.iloc[:n_train]
+    else:
+        train, test = train.iloc[rows[0]], test.iloc[rows[1]]
     numeric = [c for c in COLUMNS[:-1] if c not in NOMINAL and c != "gender"]
     nominal = [c for c in NOMINAL if c != "gender"]
     encoder = OneHotEncoder(handle_unknown="ignore", sparse_output=False).fit(train[nominal])
@@ -207,7 +254,12 @@ def _corrected(train, test, n_train):
 
 
 def load_adult(
-    data_path, test_path, protocol="reference", n_train=REFERENCE_TRAIN_ROWS, verify=True
+    data_path,
+    test_path,
+    protocol="reference",
+    n_train=REFERENCE_TRAIN_ROWS,
+    verify=True,
+    split_seed=None,
 ):
     """Train/test split of UCI Adult under one of :data:`PROTOCOLS`.
 
@@ -218,10 +270,16 @@ def load_adult(
     protocol : {"reference", "corrected"}
         See the module docstring.
     n_train : int, default=1628
-        Training rows of the ``"corrected"`` protocol (the first complete ``adult.data``
-        rows). The ``"reference"`` protocol always uses the FERM loader's ⌊32561/20⌋.
+        Training rows of the ``"corrected"`` protocol on the fixed split (the first complete
+        ``adult.data`` rows). The ``"reference"`` protocol, and every random split, use the
+        FERM loader's ⌊32561/20⌋.
     verify : bool, default=True
         Check both files' SHA-256 against the UCI files' before reading them.
+    split_seed : numpy.random.SeedSequence or int, optional
+        ``None``: the fixed split above. Otherwise a random split at the reference loader's
+        sizes (:func:`draw_split_rows`: ⌊32561/20⌋ = 1628 training rows from the complete
+        ``adult.data`` rows, 12661 test rows from the complete ``adult.test`` rows), the same
+        rows under both protocols; each protocol then encodes and scales as above.
 
     Returns
     -------
@@ -233,8 +291,13 @@ def load_adult(
         A file is not the UCI file (edited or damaged after its download).
     """
     train, test, n_raw_train = read_adult_files(Path(data_path), Path(test_path), verify)
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}.")
+    rows = None
+    if split_seed is not None:
+        rows = draw_split_rows(
+            len(train), len(test), n_raw_train // 20, REFERENCE_TEST_ROWS, split_seed
+        )
     if protocol == "reference":
-        return _reference(train, test, n_raw_train)
-    if protocol == "corrected":
-        return _corrected(train, test, n_train)
-    raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}.")
+        return _reference(train, test, n_raw_train, rows)
+    return _corrected(train, test, n_train, rows)

@@ -137,6 +137,14 @@ def _variants(problems, config):
             f"adult.primary_protocol = {adult['primary_protocol']!r} is not one of"
             f" adult.protocols {sorted(adult['protocols'])}."
         )
+    for name, variant in adult.get("variants", {}).items():
+        if (variant["protocol"], variant["grid"]) not in (
+            (p, g) for p in adult["protocols"] for g in adult["run_grids"]
+        ):
+            problems.append(
+                f"adult.variants.{name} reads {variant['protocol']}/{variant['grid']}, which is"
+                " not run (adult.protocols × adult.run_grids)."
+            )
     students = config["students"]
     selections = students["c_selections"]
     if students["primary_c_selection"] not in selections:

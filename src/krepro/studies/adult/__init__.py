@@ -21,10 +21,11 @@ STUDY = Study(
         "tables/adult_table1.csv",
         "tables/adult_table1.md",
         "tables/adult_table1.tex",
+        "figures/adult_table1.png",
         "report/adult.md",
         "report/adult.json",
     ),
-    run_time=("40 s", "3 min"),
+    run_time=("5 min", "25 min"),
     jobs={"fit": "run:fit", "summary": "report:summary"},
     datasets=("adult",),
 )

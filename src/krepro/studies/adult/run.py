@@ -43,8 +43,11 @@ __all__ = [
     "FERM_FORMULATIONS",
     "METHODS",
     "METHOD_LABELS",
+    "METHOD_OPTIONS",
+    "TABLE1_ROW",
     "fit",
     "run_method",
+    "split_seed",
 ]
 
 # name: (Table-1 row label, kernel, family)
@@ -60,8 +63,20 @@ METHODS = {
     "ferm_rbf_exact": ("FERM exact (RBF)", "rbf", "ferm_exact"),
     "oblivious_rbf": ("Oblivious (RBF)", "rbf", "oblivious"),
     "m_oblivious_rbf": ("M-Oblivious (RBF)", "rbf", "m_oblivious"),
+    "ferm_rbf_misaligned": ("FERM (RBF), reference CV misalignment", "rbf", "ferm"),
+    "oblivious_rbf_gender": ("Oblivious (RBF), gender in X", "rbf", "oblivious"),
 }
 METHOD_LABELS = {name: spec[0] for name, spec in METHODS.items()}
+# Variant methods: a Table-1 row run with one option of the protocol changed; a variant
+# reading (``adult.variants``) judges the row's claims on the variant instead of the row.
+METHOD_OPTIONS = {
+    # The FERM reference passes the sensitive column to the constructor and indexes it by
+    # position inside each cross-validation fold: the groups of the fold's training rows
+    # are those of the first rows of the training set (the refit on all rows is aligned).
+    "ferm_rbf_misaligned": {"ferm_cv_groups": "misaligned"},
+    "oblivious_rbf_gender": {"oblivious_drop_sensitive": False},
+}
+TABLE1_ROW = {"ferm_rbf_misaligned": "ferm_rbf", "oblivious_rbf_gender": "oblivious_rbf"}
 # FERMClassifier formulation of each kernel-FERM family: the paper's Table 1 ran Donini et
 # al.'s eq. (14); the exact dual of the same primal is an extension.
 FERM_FORMULATIONS = {"ferm": "donini", "ferm_exact": "exact"}
@@ -85,11 +100,14 @@ def _feature_method(split, family, kernel, grid, n_folds, options):
     """SVM and FERM: features X (gender included, as in the paper), groups for FERM."""
     X, y, s = split.X_train, split.y_train, split.s_train
     needs_groups = family in ("linear_ferm", *FERM_FORMULATIONS)
+    misaligned = options.get("ferm_cv_groups", "aligned") == "misaligned"
 
     def fit(candidate, rows):
         estimator = _estimator(family, kernel, *candidate, options)
         if needs_groups:
-            return estimator.fit(X[rows], y[rows], sensitive_features=s[rows])
+            # misaligned: the reference's positional indexing of the full column
+            groups = s[: len(rows)] if misaligned else s[rows]
+            return estimator.fit(X[rows], y[rows], sensitive_features=groups)
         return estimator.fit(X[rows], y[rows])
 
     def fit_predict(candidate, tr, va):
@@ -141,13 +159,16 @@ def _gram_method(split, family, kernel, grid, n_folds, options):
     return choice, cv_accuracy, train_prediction, model.predict(test_gram), n_learn
 
 
-def run_method(split, method, *, grid, grid_name, n_folds, options):
+def run_method(split, method, *, grid, grid_name, n_folds, options, split_index=0):
     """Select, refit and score one Table-1 method; returns one run record (dict).
 
     ``options``: ``ferm_intercept`` ("free" | "all_support"), ``linear_ferm_selection``
-    ("argmax_abs" | "argmax"), ``oblivious_drop_sensitive`` (bool).
+    ("argmax_abs" | "argmax"), ``oblivious_drop_sensitive`` (bool), and optionally
+    ``ferm_cv_groups`` ("aligned" | "misaligned"); a variant method
+    (:data:`METHOD_OPTIONS`) overrides them. ``split_index`` is recorded.
     """
     label, kernel, family = METHODS[method]
+    options = {**options, **METHOD_OPTIONS.get(method, {})}
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     if family in ("oblivious", "m_oblivious"):
         choice, cv_accuracy, train_pred, test_pred, n_learn = _gram_method(
@@ -164,6 +185,7 @@ def run_method(split, method, *, grid, grid_name, n_folds, options):
         "study": "adult",
         "protocol": split.protocol,
         "grid": grid_name,
+        "split": int(split_index),
         "method": method,
         "label": label,
         "kernel": kernel,
@@ -186,16 +208,28 @@ def run_method(split, method, *, grid, grid_name, n_folds, options):
     }
 
 
+def split_seed(seed, split_index):
+    """Seed of random split ``split_index``: child ``split_index`` of ``SeedSequence(seed)``.
+
+    The same split under every protocol and grid (their runs are paired), and split k is
+    the same whatever ``adult.n_splits`` is.
+    """
+    return np.random.SeedSequence(seed, spawn_key=(int(split_index),))
+
+
 def fit(job, log):
-    """Job ``adult_fit``: every Table-1 method for one Adult (protocol, grid) → run records."""
+    """Job ``adult_fit``: every method of one Adult (protocol, grid, split) → run records."""
     params, wildcards = job.params, job.wildcards
+    split_index = int(wildcards.adult_split)
     split = load_adult(
         job.input.data,
         job.input.test,
         wildcards.adult_protocol,
         n_train=params.n_train_corrected,
+        split_seed=split_seed(params.seed, split_index),
     )
     records = []
+    start = time.process_time()
     for method in params.methods:
         record = run_method(
             split,
@@ -204,9 +238,14 @@ def fit(job, log):
             grid_name=wildcards.adult_grid,
             n_folds=params.n_folds,
             options=params.options,
+            split_index=split_index,
         )
         log.info(
-            "%s: %.1f s, test error %.3f", method, record["wall_seconds"], record["test_error"]
+            "%s: %.1f s CPU, test error %.3f",
+            method,
+            record["cpu_seconds"],
+            record["test_error"],
         )
         records.append(record)
+    log.info("split %d: %.1f s CPU in all", split_index, time.process_time() - start)
     write_records(job.output[0], records, rule=job.rule, wildcards=dict(wildcards))

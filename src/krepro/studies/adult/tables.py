@@ -1,4 +1,9 @@
-"""Table 1 of the oblivious-data paper (§7.1) from the Adult run table: CSV, Markdown, LaTeX."""
+"""Table 1 of the oblivious-data paper (§7.1) from the Adult run table: CSV, Markdown, LaTeX.
+
+Every (protocol, grid) reading runs ``adult.n_splits`` random train/test splits; a Table-1
+cell is the mean over the splits with its standard error, the standard deviation of one
+split, and the range (min–max) over the splits.
+"""
 
 from __future__ import annotations
 
@@ -11,52 +16,109 @@ from krepro.studies.tables import markdown_table
 
 __all__ = [
     "BASELINE",
+    "METRICS",
     "adult_table1",
     "adult_table1_latex",
     "adult_table1_markdown",
     "display_table",
     "hyperparameters",
+    "per_split",
 ]
 
 # Baseline of the relative e_β: the SVM with the same kernel (Table 1).
 BASELINE = {"linear": "svm_linear", "rbf": "svm_rbf"}
+# Table-1 column → run-table column.
+METRICS = {
+    "mean_prediction_error": "test_error",
+    "deo": "deo",
+    "beta": "beta",
+    "relative_beta_percent": "relative_beta_percent",
+    "positive_rate": "positive_rate",
+}
+PROTOCOL_ORDER = {"reference": 0, "corrected": 1}
+
+
+def per_split(runs):
+    """The run table with ``split`` (0 if absent) and each split's relative e_β (%).
+
+    Relative e_β is 100 · e_β / e_β of the SVM with the same kernel on the same split
+    (NaN where that SVM was not run or has e_β = 0).
+    """
+    runs = runs.copy()
+    if "split" not in runs:
+        runs["split"] = 0
+    keys = ["protocol", "grid", "split"]
+    base = {}
+    for key, group in runs.groupby(keys, sort=False):
+        betas = group.set_index("method")["beta"]
+        for kernel, baseline in BASELINE.items():
+            base[(*key, kernel)] = betas.get(baseline, np.nan)
+    denominators = np.array(
+        [
+            base.get((p, g, s, k), np.nan)
+            for p, g, s, k in zip(
+                runs["protocol"], runs["grid"], runs["split"], runs["kernel"], strict=True
+            )
+        ],
+        dtype=float,
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        relative = 100.0 * runs["beta"].to_numpy(dtype=float) / denominators
+    runs["relative_beta_percent"] = np.where(denominators > 0, relative, np.nan)
+    return runs
+
+
+def _selected(group):
+    """The most frequent (C, γ) over the splits and how often it was chosen."""
+    pairs = list(zip(group["C"], group["gamma"].fillna(-1.0), strict=True))
+    counts = pd.Series(pairs).value_counts(sort=True)
+    (C, gamma), count = counts.index[0], int(counts.iloc[0])
+    return C, (np.nan if gamma == -1.0 else gamma), count
 
 
 def adult_table1(runs):
-    """Table 1 per (protocol, grid): MPE, DEO, e_β, relative e_β (%), positive rate, C, γ."""
+    """Table 1 per (protocol, grid, method) over the splits.
+
+    Columns: for each of ``mean_prediction_error``, ``deo``, ``beta``,
+    ``relative_beta_percent``, ``positive_rate`` the mean (that name), ``<name>_se``
+    (standard error of the mean), ``<name>_sd`` (of one split, ddof 1) and ``<name>_min``,
+    ``<name>_max``; ``n_splits``; the most frequent selection ``C``, ``gamma`` and how many
+    splits chose it (``selected_count``). No CPU times: the table does not depend on the
+    machine or on ``--cores`` (the report lists them from the run table).
+    """
+    runs = per_split(runs)
     rows = []
     order = {m: k for k, m in enumerate(ADULT_METHODS)}
-    for (protocol, grid), group in runs.groupby(["protocol", "grid"], sort=True):
-        by_method = group.set_index("method")
-        for method, row in by_method.iterrows():
-            baseline = BASELINE[row["kernel"]]
-            base = by_method["beta"].get(baseline, np.nan)
-            rows.append(
-                {
-                    "protocol": protocol,
-                    "grid": grid,
-                    "method": method,
-                    "algorithm": ADULT_LABELS[method],
-                    "mean_prediction_error": row["test_error"],
-                    "deo": row["deo"],
-                    "beta": row["beta"],
-                    "relative_beta_percent": 100 * row["beta"] / base if base else np.nan,
-                    "positive_rate": row.get("positive_rate", np.nan),
-                    "C": row["C"],
-                    "gamma": row["gamma"],
-                    "cv_accuracy": row["cv_accuracy"],
-                    "n_train": row["n_train"],
-                    "n_test": row["n_test"],
-                }
-            )
+    for (protocol, grid, method), group in runs.groupby(["protocol", "grid", "method"]):
+        n = len(group)
+        row = {
+            "protocol": protocol,
+            "grid": grid,
+            "method": method,
+            "algorithm": ADULT_LABELS[method],
+            "kernel": ADULT_METHODS[method][1],
+            "n_splits": n,
+        }
+        for name, column in METRICS.items():
+            values = group[column].to_numpy(dtype=float) if column in group else np.full(n, np.nan)
+            sd = float(np.std(values, ddof=1)) if n > 1 else np.nan
+            row[name] = float(np.mean(values))
+            row[f"{name}_se"] = sd / np.sqrt(n) if n > 1 else np.nan
+            row[f"{name}_sd"] = sd
+            row[f"{name}_min"] = float(np.min(values))
+            row[f"{name}_max"] = float(np.max(values))
+        row["C"], row["gamma"], row["selected_count"] = _selected(group)
+        row["cv_accuracy"] = float(group["cv_accuracy"].mean())
+        row["n_train"] = int(group["n_train"].iloc[0])
+        row["n_test"] = int(group["n_test"].iloc[0])
+        rows.append(row)
     table = pd.DataFrame(rows)
-    protocol_order = {"reference": 0, "corrected": 1}
     return table.sort_values(
         ["protocol", "grid", "method"],
         key=lambda c: (
             c.map(order)
             if c.name == "method"
-            else c.map(protocol_order)
+            else c.map(PROTOCOL_ORDER)
             if c.name == "protocol"
             else c
         ),
@@ -64,19 +126,39 @@ def adult_table1(runs):
     ).reset_index(drop=True)
 
 
+def _cell(row, name, digits=3):
+    """``mean ± s.e. [min–max]`` (the mean alone for one split)."""
+    mean = row[name]
+    if pd.isna(mean):
+        return "–"
+    if pd.isna(row[f"{name}_se"]):
+        return f"{mean:.{digits}f}"
+    return (
+        f"{mean:.{digits}f} ± {row[f'{name}_se']:.{digits}f}"
+        f" [{row[f'{name}_min']:.{digits}f}–{row[f'{name}_max']:.{digits}f}]"
+    )
+
+
 def display_table(table):
-    """Table-1 columns under the paper's headers, and the selected hyper-parameters."""
+    """Table-1 columns under the paper's headers (mean ± s.e. [range over splits])."""
     columns = {
-        "algorithm": "Algorithm",
-        "mean_prediction_error": "Mean Prediction Error",
-        "deo": "DEO",
-        "beta": "e_β-Dependence",
-        "relative_beta_percent": "Relative e_β (%)",
-        "positive_rate": "Positive rate",
+        "mean_prediction_error": ("Mean Prediction Error", 3),
+        "deo": ("DEO", 3),
+        "beta": ("e_β-Dependence", 3),
+        "relative_beta_percent": ("Relative e_β (%)", 0),
+        "positive_rate": ("Positive rate", 3),
     }
-    shown = table[list(columns)].rename(columns=columns)
-    selected = [hyperparameters(c, g) for c, g in zip(table["C"], table["gamma"], strict=True)]
-    return shown.assign(**{"selected": selected})
+    shown = pd.DataFrame({"Algorithm": table["algorithm"]}, index=table.index)
+    for name, (header, digits) in columns.items():
+        shown[header] = [_cell(row, name, digits) for _, row in table.iterrows()]
+    shown["splits"] = table["n_splits"].to_numpy()
+    shown["selected (most often)"] = [
+        f"{hyperparameters(c, g)} ({k}/{n})"
+        for c, g, k, n in zip(
+            table["C"], table["gamma"], table["selected_count"], table["n_splits"], strict=True
+        )
+    ]
+    return shown
 
 
 def hyperparameters(C, gamma):
@@ -88,30 +170,40 @@ def adult_table1_markdown(table):
     """One Markdown table per (protocol, grid), laid out like the paper's Table 1."""
     out = []
     for (protocol, grid), part in table.groupby(["protocol", "grid"], sort=False):
-        out += [f"### Adult, protocol {protocol}, grid {grid}", ""]
-        shown = display_table(part)
-        shown["Relative e_β (%)"] = shown["Relative e_β (%)"].round(0)
-        out += [markdown_table(shown), ""]
+        out += [
+            f"### Adult, protocol {protocol}, grid {grid}"
+            f" (mean ± s.e. [min–max] over {int(part['n_splits'].max())} splits)",
+            "",
+        ]
+        out += [markdown_table(display_table(part)), ""]
     return "\n".join(out)
 
 
 def adult_table1_latex(table):
-    """A LaTeX ``tabular`` per (protocol, grid) (booktabs), two decimals as in the paper."""
+    """A LaTeX ``tabular`` per (protocol, grid) (booktabs): mean ± s.e. over the splits."""
     out = []
+
+    def pm(row, name, digits=2, scale=1.0):
+        se = row[f"{name}_se"]
+        mean = scale * row[name]
+        if pd.isna(se):
+            return f"{mean:.{digits}f}"
+        return f"{mean:.{digits}f} $\\pm$ {scale * se:.{digits}f}"
+
     for (protocol, grid), part in table.groupby(["protocol", "grid"], sort=False):
         out += [
-            f"% Adult, protocol {protocol}, grid {grid}",
+            f"% Adult, protocol {protocol}, grid {grid}: mean ± s.e. over the splits",
             r"\begin{tabular}{lrrrrr}",
             r"\toprule",
             r"Algorithm & Mean Prediction Error & DEO & $e_\beta$-Dependence & "
-            r"Relative $e_\beta$ & Positive rate \\",
+            r"Relative $e_\beta$ (\%) & Positive rate \\",
             r"\midrule",
         ]
-        for row in part.itertuples(index=False):
+        for _, row in part.iterrows():
             out.append(
-                f"{row.algorithm} & {row.mean_prediction_error:.2f} & {row.deo:.2f} & "
-                f"{row.beta:.2f} & {row.relative_beta_percent:.0f}\\% & "
-                f"{row.positive_rate:.2f} \\\\"
+                f"{row['algorithm']} & {pm(row, 'mean_prediction_error')} & {pm(row, 'deo')} & "
+                f"{pm(row, 'beta')} & {pm(row, 'relative_beta_percent', 0)} & "
+                f"{pm(row, 'positive_rate')} \\\\"
             )
         out += [r"\bottomrule", r"\end{tabular}", ""]
     return "\n".join(out)
