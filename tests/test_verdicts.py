@@ -14,7 +14,6 @@ from krepro.studies.verdicts import (
     VERDICT_COLUMNS,
     Section,
     Verdict,
-    apply_evidence_rule,
     assign_robustness,
     claim_verdict,
     verdicts_frame,
