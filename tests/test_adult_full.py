@@ -272,7 +272,7 @@ def test_verdicts_when_the_paper_fails(reference):
     verdicts = _section(reference, table, _sweep({**GOOD, "oblivious": 0.9}))
     assert verdicts["features_match_exact"].verdict == NOT_REPRODUCED
     assert verdicts["oblivious_reduces_beta"].verdict == PARTLY
-    assert "minimal_error_increase: not reproduced" in verdicts["oblivious_reduces_beta"].detail
+    assert "minimal_error_increase: contradicted" in verdicts["oblivious_reduces_beta"].detail
     assert verdicts["oblivious_lowest_deo_rbf"].verdict == NOT_REPRODUCED
     assert verdicts["ferm_reduces_deo"].verdict == NOT_REPRODUCED
     assert verdicts["oblivious_beyond_correlation_remover"].verdict == NOT_REPRODUCED

@@ -400,7 +400,7 @@ def test_report_contradicts_departures_from_the_paper():
     # Named parts: flat below 2048 holds, the decline at 2048 is contradicted.
     assert _verdict(records, "accuracy_declines", "a") == "partly reproduced"
     detail = records["accuracy_declines", "a"].detail
-    assert "no_decline: reproduced" in detail and "declines: not reproduced" in detail
+    assert "no_decline: holds" in detail and "declines: contradicted" in detail
     # Coverage off nominal at P = 256, accuracy kept: partly.
     assert _verdict(records, "summary_wide_range", "a", "percentile") == "partly reproduced"
 
@@ -410,14 +410,14 @@ def test_partly_reproduced_names_its_parts():
     _, records = section_verdicts(synthetic_runs(coverages, 2000, FLAT_THEN_RISING))
     record = records["below_nominal_up_to_128", "a, percentile band"]
     assert record.verdict == "partly reproduced"
-    assert "P_64: reproduced" in record.detail and "P_128: not reproduced" in record.detail
+    assert "P_64: holds" in record.detail and "P_128: contradicted" in record.detail
 
 
 def test_accuracy_sacrifice_beyond_the_margin_contradicts_the_summary():
     mse = FLAT_THEN_RISING | {1024: 7e-4}  # RMSE x1.32 at P = 1024
     _, records = section_verdicts(synthetic_runs(PAPER_LIKE, 2000, mse))
     assert _verdict(records, "summary_wide_range", "a", "percentile") == "partly reproduced"
-    assert "accuracy: not reproduced" in records["summary_wide_range", "a, percentile band"].detail
+    assert "accuracy: contradicted" in records["summary_wide_range", "a, percentile band"].detail
     assert _verdict(records, "accuracy_declines", "a") == "partly reproduced"
 
 

@@ -78,7 +78,7 @@ def test_one_setting_above_half_contradicts_the_family():
     record = records["dependence_much_smaller"]
     assert record.verdict == NOT_REPRODUCED
     assert "Deciding setting (quadratic)" in record.detail
-    assert "sine: ratio 0.18" in record.detail and "(reproduced)" in record.detail
+    assert "sine: ratio 0.18" in record.detail and "(holds)" in record.detail
     assert records["sine_hard_to_see"].verdict == NOT_REPRODUCED
     assert records["sine_hard_to_see"].ci_high < -REFERENCE["claims"]["sine_hard_to_see"]["margin"]
 

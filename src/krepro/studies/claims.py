@@ -59,6 +59,7 @@ __all__ = [
     "EQUIVALENCE",
     "EVERY",
     "MAGNITUDE",
+    "MEMBER_WORDS",
     "NONINFERIORITY",
     "PARTS",
     "SUPERIORITY",
@@ -77,6 +78,7 @@ __all__ = [
     "judge_parts",
     "judge_settings",
     "judge_values",
+    "member_word",
     "stability_seed",
 ]
 
@@ -91,6 +93,20 @@ TESTS = (SUPERIORITY, EQUIVALENCE, NONINFERIORITY, MAGNITUDE)
 REPRODUCED = "reproduced"
 INCONCLUSIVE = "inconclusive"
 NOT_REPRODUCED = "not reproduced"
+
+# How a detail describes a member or part of a family: never by a verdict word, so that a
+# detail names no verdict other than its record's (krepro.studies.verdicts.detail_disagreements).
+MEMBER_WORDS = {
+    REPRODUCED: "holds",
+    NOT_REPRODUCED: "contradicted",
+    INCONCLUSIVE: "undecided",
+    "partly reproduced": "partly holds",
+}
+
+
+def member_word(verdict: str) -> str:
+    """``holds``, ``contradicted``, ``undecided`` or ``partly holds`` for a member's verdict."""
+    return MEMBER_WORDS[verdict]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -472,8 +488,8 @@ class FamilyJudgement:
         return self.members[self.deciding]
 
     def listing(self) -> str:
-        """``name: verdict`` for every member, in order."""
-        return "; ".join(f"{name}: {j.verdict}" for name, j in self.members.items())
+        """``name: holds / contradicted / undecided`` for every member, in order."""
+        return "; ".join(f"{name}: {member_word(j.verdict)}" for name, j in self.members.items())
 
 
 def _weakness(test: ClaimTest, judgement: Judgement) -> float:

@@ -306,6 +306,7 @@ def claim_verdict(
     tolerance="",
     judgement=None,
     stability: float | None = None,
+    check_verdict: str = "",
 ) -> Verdict:
     """The :class:`Verdict` of a claim of ``paper_reference.yaml``.
 
@@ -331,6 +332,9 @@ def claim_verdict(
     stability : float, optional
         Bootstrap stability of the verdict (:func:`krepro.studies.claims.bootstrap_stability`);
         an identity is stable by construction (1.0).
+    check_verdict : str, optional
+        What the interval test read where a guard of the study overrode it (the detail may
+        preview it as "would read *V*"); by default the verdict itself.
 
     Notes
     -----
@@ -382,6 +386,7 @@ def claim_verdict(
         tolerance=tolerance,
         kind=kind,
         stability=stability,
+        check_verdict=check_verdict,
         **statistics,
     )
     return record

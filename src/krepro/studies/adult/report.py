@@ -40,7 +40,14 @@ from krepro.studies.adult.tables import (
     display_table,
     per_split,
 )
-from krepro.studies.claims import EVERY, Judgement, judge_claim, judge_parts, stability_seed
+from krepro.studies.claims import (
+    EVERY,
+    Judgement,
+    judge_claim,
+    judge_parts,
+    member_word,
+    stability_seed,
+)
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
@@ -127,7 +134,7 @@ def _part_text(name, judgement, offset, unit=""):
     """One part: our one-run interval (on the measured scale) against the paper's value."""
     return (
         f"{name}: {judgement.effect + offset:.3g}{unit} (interval {_interval(judgement, offset)},"
-        f" paper {offset:g}{unit}) {judgement.verdict}"
+        f" paper {offset:g}{unit}) {member_word(judgement.verdict)}"
     )
 
 
@@ -202,7 +209,7 @@ def _check_reduces_beta(reading, claim_id, claim, reference):
             texts.append(
                 f"error increase (deciding kernel): {-j.effect:+.3g} (interval"
                 f" [{-j.ci_high:.3g}, {-j.ci_low:.3g}], at most"
-                f" {claim['parts']['error_increase']['margin']:g}) {j.verdict}"
+                f" {claim['parts']['error_increase']['margin']:g}) {member_word(j.verdict)}"
             )
     methods = [f"{f}_{k}" for k in KERNELS for f in ("svm", "oblivious")]
     detail = (
@@ -231,7 +238,7 @@ def _family(reading, claim_id, claim, values, what):
     )
     members = "; ".join(
         f"{name + ': ' if name else ''}{j.effect:+.3g} [{j.ci_low:.3g}, {j.ci_high:.3g}]"
-        f" {j.verdict}"
+        f" {member_word(j.verdict)}"
         for name, j in result.members.items()
     )
     name = f" ({result.deciding})" if result.deciding else ""

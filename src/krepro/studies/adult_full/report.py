@@ -29,7 +29,7 @@ from krepro.studies.adult_full.tables import (
     adult_full_table,
     sweep_table,
 )
-from krepro.studies.claims import Judgement
+from krepro.studies.claims import Judgement, member_word
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
@@ -167,7 +167,8 @@ def _reduces_beta(reference, boot, paper, scale):
         {"reduces_beta": {"": reduction_draws}, "minimal_error_increase": {"": gain_draws}},
     )
     parts = "; ".join(
-        f"{part}: {j.verdict} (effect {j.effect:+.3g}, [{j.ci_low:.3g}, {j.ci_high:.3g}])"
+        f"{part}: {member_word(j.verdict)}"
+        f" (effect {j.effect:+.3g}, [{j.ci_low:.3g}, {j.ci_high:.3g}])"
         for part, j in result.members.items()
     )
     table1_relative = paper["oblivious_rbf"]["relative_beta_percent"]
@@ -201,7 +202,8 @@ def _lowest_deo(reference, boot, paper, scale):
         points[rival], draws[rival] = boot.difference(rival, "oblivious", "deo")
     result, stability = judge_bootstrap(reference["claims"][claim_id], points, draws)
     members = "; ".join(
-        f"vs {METHOD_LABELS[n]}: {j.verdict} ({j.effect:+.3f}, [{j.ci_low:.3f}, {j.ci_high:.3f}])"
+        f"vs {METHOD_LABELS[n]}: {member_word(j.verdict)}"
+        f" ({j.effect:+.3f}, [{j.ci_low:.3f}, {j.ci_high:.3f}])"
         for n, j in result.members.items()
     )
     deo = {m: boot.point(m, "deo") for m in ("oblivious", *rivals)}

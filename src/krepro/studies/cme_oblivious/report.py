@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from krepro.studies.claims import Judgement, judge_claim, stability_seed
+from krepro.studies.claims import Judgement, judge_claim, member_word, stability_seed
 from krepro.studies.cme_oblivious.figures import plot_cme_oblivious
 from krepro.studies.cme_oblivious.run import aggregate, tidy
 from krepro.studies.render import write_section
@@ -136,7 +136,8 @@ def cme_oblivious_verdicts(runs, reference, scale):
                 seed=stability_seed("cme_oblivious", "dependence_reduced", protocol),
             )
             members = "; ".join(
-                f"{name}: ratio {row['hsic_ratio']:.2f}, {result.members[name].verdict}"
+                f"{name}: ratio {row['hsic_ratio']:.2f},"
+                f" {member_word(result.members[name].verdict)}"
                 for name, row in zip(dependent["setting"], dependent.to_dict("records"),
                                      strict=True)
             )  # fmt: skip

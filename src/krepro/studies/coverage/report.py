@@ -46,6 +46,7 @@ from krepro.studies.claims import (
     combine_family,
     family_verdict,
     judge_family,
+    member_word,
     stability_seed,
 )
 from krepro.studies.coverage.figures import plot_coverage, plot_coverage_heatmap, plot_rmse
@@ -300,7 +301,7 @@ def _judge(families, reading, *, seed, parts):
 def _family_text(family):
     """Counts of the members' verdicts, the deciding member, and what undecided ones need."""
     counts = Counter(j.verdict for j in family.members.values())
-    text = ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
+    text = ", ".join(f"{counts[v]} {member_word(v)}" for v in VERDICTS if counts[v])
     undecided = [j for j in family.members.values() if j.verdict == INCONCLUSIVE]
     needed = [j.needed_repetitions for j in undecided]
     if undecided and all(k is not None for k in needed):
@@ -317,7 +318,8 @@ def _claim_detail(what, result, judged, parts):
             f" setting ({family.deciding}): {judgement_detail(family.judgement)}"
         )
     texts = "; ".join(
-        f"{name}: {family.verdict} ({len(family.members)} settings: {_family_text(family)})"
+        f"{name}: {member_word(family.verdict)}"
+        f" ({len(family.members)} settings: {_family_text(family)})"
         for name, family in judged.items()
     )
     deciding = judged[result.deciding]

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from krepro.studies import claims
 from krepro.studies.claims import (
     ClaimTest,
     Effect,
@@ -38,7 +39,7 @@ __all__ = [
 ]
 
 #: How a detail describes one member (or part) of a family: words that are not verdicts.
-MEMBER_WORDS = {REPRODUCED: "holds", NOT_REPRODUCED: "contradicted", INCONCLUSIVE: "undecided"}
+MEMBER_WORDS = claims.MEMBER_WORDS
 
 
 def merge_identical(series: Mapping[str, np.ndarray], tol: float):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from krepro.studies.claims import judge_claim, stability_seed
+from krepro.studies.claims import judge_claim, member_word, stability_seed
 from krepro.studies.illustration.figures import plot_illustration
 from krepro.studies.illustration.run import MEASURES
 from krepro.studies.render import write_section
@@ -143,7 +143,8 @@ def illustration_section(dependence, table, reference, *, scale):
         paired=False,
     )
     listing = "; ".join(
-        f"{s}: ratio {r.mean():.3f} ({result.members[s].verdict})" for s, r in ratios.items()
+        f"{s}: ratio {r.mean():.3f} ({member_word(result.members[s].verdict)})"
+        for s, r in ratios.items()
     )
     detail = (
         "Per repetition, ratio = excess dCor(⟨h, Z⟩, S) / excess dCor(h(X), S) on the same"

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from krepro.fairness.rates import theory_slope
-from krepro.studies.claims import Judgement, judge_claim, stability_seed
+from krepro.studies.claims import Judgement, judge_claim, member_word, stability_seed
 from krepro.studies.rates.figures import ESTIMATOR_LABELS, plot_rates
 from krepro.studies.rates.gram_cost import gram_cost_table, per_repetition_slopes
 from krepro.studies.rates.run import error_table, slope_table, tidy
@@ -78,7 +78,7 @@ def _theories(runs, settings):
 def _listing(result, slopes, theories):
     return "; ".join(
         f"{name}: slope {np.mean(slopes[name]):+.3f} vs {theories[name]:+.3f}"
-        f" ({result.members[name].verdict})"
+        f" ({member_word(result.members[name].verdict)})"
         for name in result.members
     )
 

@@ -12,7 +12,7 @@ import types
 import numpy as np
 import pandas as pd
 
-from krepro.studies.claims import Judgement, judge_claim, judge_parts, stability_seed
+from krepro.studies.claims import Judgement, judge_claim, judge_parts, member_word, stability_seed
 from krepro.studies.render import write_section
 from krepro.studies.ridge.figures import plot_ridge
 from krepro.studies.ridge.run import aggregate, best_constant_table, tidy
@@ -192,7 +192,7 @@ def _check_morr_gap(ctx, claim, seed):
         return None
     result, stability = _judged(claim, {"worse_inside": inside, "same_at_ends": ends}, seed)
     parts = "; ".join(
-        f"{part}: {j.verdict} (deciding γ: effect {j.effect:+.3g},"
+        f"{part}: {member_word(j.verdict)} (deciding γ: effect {j.effect:+.3g},"
         f" [{j.ci_low:.3g}, {j.ci_high:.3g}])"
         for part, j in result.members.items()
     )
@@ -231,7 +231,7 @@ def _check_approach_krr(ctx, claim, seed):
     result, stability = _judged(
         claim, {"approach": approach, "not_reached_experiment_1": remains}, seed
     )
-    parts = "; ".join(f"{part}: {j.verdict}" for part, j in result.members.items())
+    parts = "; ".join(f"{part}: {member_word(j.verdict)}" for part, j in result.members.items())
     detail = (
         f"approach: {claim['max_gap_ratio']:g} − gap(γ = 1) / mean gap(γ = 0) per (experiment,"
         " method), gap = MSE(method) − MSE(KRR) paired within γ (the mean gap at γ = 0 is"

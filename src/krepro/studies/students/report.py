@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from krepro.studies.adult.one_class import degenerate_note
-from krepro.studies.claims import judge_claim, judge_parts, stability_seed
+from krepro.studies.claims import judge_claim, judge_parts, member_word, stability_seed
 from krepro.studies.render import write_section
 from krepro.studies.students.figures import plot_students, reading_runs
 from krepro.studies.students.run import METHOD_LABELS as STUDENT_LABELS
@@ -116,6 +116,7 @@ class _StudentsReading:
             n_repetitions=self.n_repetitions,
             judgement=result.judgement,
             stability=stability,
+            check_verdict=result.verdict,
             **values,
         )
 
@@ -126,7 +127,7 @@ OTHERS = ("linear_svm", "linear_ferm")
 def _listing(result):
     """``member: verdict (effect [low, high])`` for every member of a judged family."""
     return "; ".join(
-        f"{name}: {j.verdict} ({j.effect:+.3f} [{j.ci_low:.3f}, {j.ci_high:.3f}])"
+        f"{name}: {member_word(j.verdict)} ({j.effect:+.3f} [{j.ci_low:.3f}, {j.ci_high:.3f}])"
         for name, j in result.members.items()
     )
 
