@@ -12,17 +12,6 @@ ADULT_RUNS = expand(
 )
 
 
-def adult_methods(wildcards):
-    """The configured methods, plus the variant methods read on this (protocol, grid)."""
-    variants = [
-        v["method"]
-        for v in ADULT.get("variants", {}).values()
-        if (v["protocol"], v["grid"])
-        == (wildcards.adult_protocol, wildcards.adult_grid)
-    ]
-    return ADULT["methods"] + [m for m in variants if m not in ADULT["methods"]]
-
-
 wildcard_constraints:
     adult_protocol="reference|corrected",
     adult_grid="[A-Za-z][A-Za-z0-9_]*",

@@ -84,6 +84,19 @@ def job_code(study, job):
     return script_code("study_job.py", modules=[STUDIES[study].module(job)])
 
 
+def adult_methods(wildcards):
+    """The configured methods, plus the variant methods read on this (protocol, grid)."""
+    variants = [
+        v["method"]
+        for v in config["adult"].get("variants", {}).values()
+        if (v["protocol"], v["grid"])
+        == (wildcards.adult_protocol, wildcards.adult_grid)
+    ]
+    return config["adult"]["methods"] + [
+        m for m in variants if m not in config["adult"]["methods"]
+    ]
+
+
 def ridge_variant_params(wildcards):
     """Protocol variant of the ridge experiments (noise variance, λ grid)."""
     return config["ridge"]["variants"][wildcards.variant]
