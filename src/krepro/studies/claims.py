@@ -70,6 +70,8 @@ __all__ = [
     "Judgement",
     "bootstrap_stability",
     "combine_family",
+    "combine_parts",
+    "combine_verdicts",
     "family_stability",
     "family_verdict",
     "judge",
@@ -730,20 +732,7 @@ def judge_parts(
             )
             for name in parts
         }
-        part_judgements = {name: fam.judgement for name, fam in families.items()}
-        verdicts = {name: fam.verdict for name, fam in families.items()}
-        against = [n for n, v in verdicts.items() if v == NOT_REPRODUCED]
-        support = [n for n, v in verdicts.items() if v == REPRODUCED]
-        undecided = [n for n, v in verdicts.items() if v == INCONCLUSIVE]
-        if len(support) == len(verdicts):
-            verdict, deciding = REPRODUCED, support[0]
-        elif support and against:
-            verdict, deciding = PARTLY, against[0]
-        elif len(against) == len(verdicts):
-            verdict, deciding = NOT_REPRODUCED, against[0]
-        else:
-            verdict, deciding = INCONCLUSIVE, undecided[0]
-        return FamilyJudgement(verdict, deciding, part_judgements), families
+        return combine_parts(families), families
 
     def fast_verdict(resample):
         part_verdicts = [
@@ -754,7 +743,7 @@ def judge_parts(
             )
             for name in parts
         ]
-        return _combine_verdicts(part_verdicts)
+        return combine_verdicts(part_verdicts)
 
     arrays = {
         name: {s: np.asarray(v, dtype=float) for s, v in settings.items()}
@@ -840,7 +829,7 @@ def family_verdict(test: ClaimTest, effects: Sequence[Effect], rule: str = EVERY
     return NOT_REPRODUCED if against.all() else INCONCLUSIVE
 
 
-def _combine_verdicts(verdicts: Sequence[str]) -> str:
+def combine_verdicts(verdicts: Sequence[str]) -> str:
     """Named parts: all reproduced, some of each (partly), all contradicted, else inconclusive."""
     verdicts = list(verdicts)
     if all(v == REPRODUCED for v in verdicts):
@@ -850,3 +839,17 @@ def _combine_verdicts(verdicts: Sequence[str]) -> str:
     if all(v == NOT_REPRODUCED for v in verdicts):
         return NOT_REPRODUCED
     return INCONCLUSIVE
+
+
+def combine_parts(families: Mapping[str, FamilyJudgement]) -> FamilyJudgement:
+    """A claim with named parts from its parts' families (:func:`combine_verdicts`).
+
+    The deciding part: the first contradicted one (not reproduced, partly), the first part
+    (reproduced), else the first undecided one; each member is its part's deciding judgement.
+    """
+    verdict = combine_verdicts(family.verdict for family in families.values())
+    wanted = {REPRODUCED: REPRODUCED, PARTLY: NOT_REPRODUCED, NOT_REPRODUCED: NOT_REPRODUCED}
+    target = wanted.get(verdict, INCONCLUSIVE)
+    deciding = next(name for name, family in families.items() if family.verdict == target)
+    members = {name: family.judgement for name, family in families.items()}
+    return FamilyJudgement(verdict, deciding, members)

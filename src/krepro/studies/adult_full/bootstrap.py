@@ -39,13 +39,10 @@ from krepro.seeding import seed_sequence
 from krepro.studies.claims import (
     EVERY,
     INCONCLUSIVE,
-    NOT_REPRODUCED,
-    PARTLY,
-    REPRODUCED,
     ClaimTest,
     Effect,
-    FamilyJudgement,
     combine_family,
+    combine_parts,
     judge_family,
 )
 
@@ -224,24 +221,6 @@ def judge_bootstrap(claim, points, replicates, *, rule=EVERY):
     return family, bootstrap_stability_of(verdict_at, n_resamples)
 
 
-def _combine_parts(families):
-    """The verdict of named parts, as :func:`krepro.studies.claims.judge_parts` combines them."""
-    verdicts = {name: fam.verdict for name, fam in families.items()}
-    against = [n for n, v in verdicts.items() if v == NOT_REPRODUCED]
-    support = [n for n, v in verdicts.items() if v == REPRODUCED]
-    undecided = [n for n, v in verdicts.items() if v == INCONCLUSIVE]
-    if len(support) == len(verdicts):
-        verdict, deciding = REPRODUCED, support[0]
-    elif support and against:
-        verdict, deciding = PARTLY, against[0]
-    elif len(against) == len(verdicts):
-        verdict, deciding = NOT_REPRODUCED, against[0]
-    else:
-        verdict, deciding = INCONCLUSIVE, undecided[0]
-    members = {name: fam.judgement for name, fam in families.items()}
-    return FamilyJudgement(verdict, deciding, members)
-
-
 def judge_bootstrap_parts(claim, points, replicates):
     """Judge a claim with named ``parts`` (each its own test) from a test-set bootstrap.
 
@@ -274,7 +253,7 @@ def judge_bootstrap_parts(claim, points, replicates):
         for part in parts:
             shift = None if b is None else {s: v[b] for s, v in arrays[part].items()}
             families[part] = _family(tests[part], points[part], arrays[part], EVERY, shift)
-        return _combine_parts(families)
+        return combine_parts(families)
 
     result = judged(None)
     n_resamples = min(len(v) for settings in arrays.values() for v in settings.values())

@@ -40,10 +40,11 @@ from krepro.studies.claims import (
     EVERY,
     ClaimTest,
     Effect,
-    FamilyJudgement,
     Judgement,
     bootstrap_stability,
     combine_family,
+    combine_parts,
+    combine_verdicts,
     family_verdict,
     judge_family,
     member_word,
@@ -64,9 +65,6 @@ from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
-    NOT_REPRODUCED,
-    PARTLY,
-    REPRODUCED,
     VERDICTS,
     Section,
     claim_verdict,
@@ -232,48 +230,19 @@ def _ratio_effects(error, reference, members, sign, shift=0.0):
     return out
 
 
-def _combine_parts(judged):
-    """A claim with named parts from its parts' verdicts (the rule of ``judge_parts``)."""
-    verdicts = {name: family.verdict for name, family in judged.items()}
-    against = [n for n, v in verdicts.items() if v == NOT_REPRODUCED]
-    support = [n for n, v in verdicts.items() if v == REPRODUCED]
-    undecided = [n for n, v in verdicts.items() if v == INCONCLUSIVE]
-    if len(support) == len(verdicts):
-        verdict, deciding = REPRODUCED, support[0]
-    elif support and against:
-        verdict, deciding = PARTLY, against[0]
-    elif len(against) == len(verdicts):
-        verdict, deciding = NOT_REPRODUCED, against[0]
-    else:
-        verdict, deciding = INCONCLUSIVE, undecided[0]
-    members = {name: family.judgement for name, family in judged.items()}
-    return FamilyJudgement(verdict, deciding, members)
-
-
 def _fast_verdict(test, effects):
     """Family verdict, rule ``every``: :func:`krepro.studies.claims.family_verdict`."""
     return family_verdict(test, list(effects), EVERY)
-
-
-def _parts_verdict(verdicts):
-    """:func:`_combine_parts` on verdicts only."""
-    values = list(verdicts)
-    if all(v == REPRODUCED for v in values):
-        return REPRODUCED
-    if REPRODUCED in values and NOT_REPRODUCED in values:
-        return PARTLY
-    if all(v == NOT_REPRODUCED for v in values):
-        return NOT_REPRODUCED
-    return INCONCLUSIVE
 
 
 def _judge(families, reading, *, seed, parts):
     """Judge a claim over its families of one reading; its bootstrap stability.
 
     Each family is judged with Holm over its members and rule ``every``; with ``parts`` the
-    families are the claim's named parts, combined as :func:`_combine_parts` does. The
-    bootstrap resamples whole repetitions (rows of :meth:`Reading.matrix`: every setting of
-    a repetition together) and judges each resample with :func:`_fast_verdict`.
+    families are the claim's named parts, combined by
+    :func:`krepro.studies.claims.combine_parts`. The bootstrap resamples whole repetitions
+    (rows of :meth:`Reading.matrix`: every setting of a repetition together) and judges each
+    resample with :func:`_fast_verdict`.
 
     Returns
     -------
@@ -288,11 +257,11 @@ def _judge(families, reading, *, seed, parts):
     for name, family in families.items():
         effects = dict(zip(family.names, family.effects(data), strict=True))
         judged[name] = combine_family(family.test, judge_family(family.test, effects), EVERY)
-    result = _combine_parts(judged) if parts else next(iter(judged.values()))
+    result = combine_parts(judged) if parts else next(iter(judged.values()))
 
     def verdict_of(rows):
         verdicts = [_fast_verdict(f.test, f.effects(rows)) for f in families.values()]
-        return _parts_verdict(verdicts) if parts else verdicts[0]
+        return combine_verdicts(verdicts) if parts else verdicts[0]
 
     stability = bootstrap_stability(data, verdict_of, seed=seed)
     return result, judged, stability
