@@ -232,3 +232,74 @@ def test_linear_donini_classifier_equals_the_dense_solve_of_the_same_kernel():
     np.testing.assert_array_equal(lifted.support_, dense.support_)
     np.testing.assert_allclose(lifted.intercept_, dense.intercept_, atol=1e-5)
     np.testing.assert_allclose(lifted.decision_function(X), dense.decision_function(X), atol=1e-5)
+
+
+def _donini_problem(n, gamma, seed):
+    X, y, s = _data(n=n, seed=seed, d=3)
+    yy = y.astype(float)
+    K = gram(X, kernel="rbf", gamma=gamma)
+    row = yy * (K[(y > 0) & (s == 1)].mean(0) - K[(y > 0) & (s == 0)].mean(0))
+    return K, yy, row
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.02])
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_donini_working_set_solve_equals_the_full_qp(C, epsilon):
+    # The decomposition (QP over a working set, grown by KKT violators) reaches eq. (14)'s
+    # optimum: feasible, with the objective of one interior-point QP over all rows (a
+    # feasible point of a convex QP at the optimal value is optimal) and its decisions.
+    from krepro.fairness.ferm_dual import _plain_svm_start
+
+    K, y, row = _donini_problem(n=400, gamma=0.2, seed=21)
+    assert _plain_svm_start(K, y, C) is not None  # the decomposition is what runs
+    full = solve_ferm_dual(K, y, C, row, epsilon, working_set=False)
+    decomposed = solve_ferm_dual(K, y, C, row, epsilon)
+    hessian = np.outer(y, y) * K
+
+    def objective(alpha):
+        return 0.5 * alpha @ hessian @ alpha - alpha.sum()
+
+    assert abs(objective(decomposed) - objective(full)) <= 1e-8 * abs(objective(full))
+    assert np.all((decomposed >= 0) & (decomposed <= C))
+    assert abs(y @ decomposed) < 1e-8 * C and abs(row @ decomposed) <= epsilon + 1e-8 * C
+    np.testing.assert_allclose(K @ (y * decomposed), K @ (y * full), atol=1e-5 * C)
+
+
+def test_donini_working_set_holds_fewer_rows_than_the_problem(monkeypatch):
+    # The restricted QPs are smaller than the full one (the speed-up is real), and the
+    # rounds add variables until the KKT conditions hold.
+    import krepro.fairness.ferm_dual as ferm_dual
+
+    sizes = []
+    restricted = ferm_dual._restricted_qp
+
+    def recording(P, q, A, b, C, G, h, working, *args):
+        sizes.append(len(working))
+        return restricted(P, q, A, b, C, G, h, working, *args)
+
+    monkeypatch.setattr(ferm_dual, "_restricted_qp", recording)
+    K, y, row = _donini_problem(n=600, gamma=0.05, seed=22)
+    solve_ferm_dual(K, y, 1.0, row)
+    assert sizes and max(sizes) < 600 / 2
+
+
+def test_donini_with_many_free_support_vectors_solves_one_full_qp():
+    # A narrow kernel: most rows are free support vectors, the decomposition would hold
+    # nearly all of them, and the full QP is solved instead (bit for bit).
+    from krepro.fairness.ferm_dual import _plain_svm_start
+
+    K, y, row = _donini_problem(n=300, gamma=50.0, seed=23)
+    assert _plain_svm_start(K, y, 10.0) is None
+    np.testing.assert_array_equal(
+        solve_ferm_dual(K, y, 10.0, row), solve_ferm_dual(K, y, 10.0, row, working_set=False)
+    )
+
+
+def test_donini_decomposition_falls_back_to_the_full_qp_after_its_rounds(monkeypatch):
+    import krepro.fairness.ferm_dual as ferm_dual
+
+    K, y, row = _donini_problem(n=400, gamma=0.2, seed=21)
+    monkeypatch.setattr(ferm_dual, "_MAX_ROUNDS", 0)
+    np.testing.assert_array_equal(
+        solve_ferm_dual(K, y, 1.0, row), solve_ferm_dual(K, y, 1.0, row, working_set=False)
+    )

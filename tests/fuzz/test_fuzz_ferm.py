@@ -18,7 +18,7 @@ from fuzz_inputs import (
     targets,
 )
 from fuzz_params import KERNEL_ARGS, feature_map_params, kernel_params, point_sets, sizes
-from fuzz_property import check
+from fuzz_property import LAYOUT_RTOL, check
 from fuzz_settings import budget
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -117,7 +117,11 @@ def run_ferm(params, data):
 @budget("FERMClassifier")
 @given(ferm_cases())
 def test_ferm_classifier(case):
-    check(run_ferm, case)
+    # Eq. (14) on 200 rows or more is solved by decomposition: which variables join the
+    # working set in which round can differ with the last bits of K, so two layouts of X
+    # agree to the restricted QPs' tolerance, as for the other interior-point QPs.
+    donini = case.params["formulation"].given == "donini"
+    check(run_ferm, case, layout_rtol=QP_LAYOUT_RTOL if donini else LAYOUT_RTOL)
 
 
 # --------------------------------------------------------------------------------------------

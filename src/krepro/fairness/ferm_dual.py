@@ -160,6 +160,7 @@ def solve_ferm_dual(
     *,
     overwrite_kernel=False,
     features=None,
+    working_set=True,
     **options,
 ):
     r"""Solve Donini et al.'s eq. (14) (the SVM dual plus the fairness row); return α.
@@ -186,19 +187,146 @@ def solve_ferm_dual(
         then solved in its lifted form (:func:`_lifted_box_qp`), the same α at
         :math:`O(np^2)` per interior-point step instead of :math:`O(n^3)` (worth it for
         :math:`p < n`), and K is left untouched.
+    working_set : bool, default=True
+        Solve the dense problem by decomposition (:func:`_working_set_box_qp`): the QP
+        restricted to the candidate free support vectors, grown by the variables that
+        violate the full problem's KKT conditions until none does. The same optimum to the
+        solver's tolerance at the cost of a QP over the working set instead of all n
+        variables (Adult's 1302 training rows: ~0.02 s instead of ~0.4 s for γ ≤ 0.1).
+        ``False`` solves the full QP at once.
     **options
         Passed to the solver.
     """
     n = len(y_signed)
+    A, b, G, h = _constraint_rows(y_signed, fairness_row, epsilon)
     if features is not None:
-        A, b, G, h = _constraint_rows(y_signed, fairness_row, epsilon)
         return _lifted_box_qp(features, y_signed, A, b, C, solver, G=G, h=h, **options)
+    start = _plain_svm_start(K, y_signed, C) if working_set else None
     P = K if overwrite_kernel else K * y_signed[:, None]
     if overwrite_kernel:
         P *= y_signed[:, None]
     P *= y_signed
-    A, b, G, h = _constraint_rows(y_signed, fairness_row, epsilon)
-    return _box_qp(P, -np.ones(n), A, b, C, solver, G=G, h=h, **options)
+    q = -np.ones(n)
+    if start is not None:
+        return _working_set_box_qp(P, q, A, b, C, solver, start, G=G, h=h, **options)
+    return _box_qp(P, q, A, b, C, solver, G=G, h=h, **options)
+
+
+class _Start(NamedTuple):
+    """First iterate of the decomposition (:func:`_plain_svm_start`)."""
+
+    alpha: np.ndarray  # in the box, yᵀα = 0: libsvm's plain SVM
+    order: np.ndarray  # rows by the distance of their margin from 1, likeliest free first
+    size: int  # size of the first working set
+
+
+# Below this many rows one QP over all of them is as fast as a decomposition.
+_MIN_DECOMPOSED = 200
+_MIN_WORKING_SET = 100
+# Decomposition rounds before falling back to one QP over all rows.
+_MAX_ROUNDS = 50
+# A held variable violates the KKT conditions when its reduced gradient has the wrong sign by
+# more than this times (1 + max|q|): well above the restricted QPs' residual tolerance
+# (1e-10), so that round-off in the multipliers adds no variable.
+_KKT_TOL = 1e-7
+# A working variable within this fraction of C of a bound whose reduced gradient exceeds
+# _FIRMLY in magnitude leaves the working set: it stays at the bound in the next rounds.
+_AT_BOUND = 1e-6
+_FIRMLY = 1e-2
+
+
+def _plain_svm_start(K, y_signed, C):
+    """libsvm's plain SVM on K: the decomposition's first iterate and working set.
+
+    ``None`` when the plain SVM has so many free support vectors that the working set
+    would hold more than two thirds of the rows: one QP over all rows is then cheaper.
+    """
+    n = len(y_signed)
+    if n < _MIN_DECOMPOSED:
+        return None
+    with errors_naming("X"):  # libsvm: "The dual coefficients ... are not finite"
+        svc = SVC(kernel="precomputed", C=C).fit(K, y_signed)
+    alpha = np.zeros(n)
+    alpha[svc.support_] = np.abs(svc.dual_coef_[0])
+    size = max(_MIN_WORKING_SET, 2 * int(np.count_nonzero((alpha > 0) & (alpha < C))))
+    if 3 * size > 2 * n:
+        return None
+    margin = y_signed * (K @ (alpha * y_signed) + svc.intercept_[0])
+    return _Start(alpha, np.argsort(np.abs(margin - 1.0), kind="stable"), size)
+
+
+def _working_set_box_qp(P, q, A, b, C, solver, start, G=None, h=None, **options):
+    r"""Decomposition (Osuna, Freund & Girosi 1997) of the box QP of :func:`_box_qp`.
+
+    Variables outside the working set W are held at their values (0 or C, or libsvm's free
+    values before they join W); the QP over W, with the held variables' contribution moved
+    into its linear term and the right-hand sides of its constraints, is solved by
+    :func:`qpsolvers.solve_problem`, whose multipliers :math:`\nu` (equality rows) and
+    :math:`z \ge 0` (inequality rows) give the reduced gradient of every variable,
+    :math:`r = P\alpha + q + A^\top\nu + G^\top z`. The full QP's KKT conditions hold when
+    every held variable at 0 has :math:`r_i \ge 0` and every one at C has :math:`r_i \le 0`
+    (W's variables satisfy them by the restricted QP's optimality). Otherwise the most
+    violating variables join W and W's variables at a bound with a large :math:`|r_i|`
+    leave it: the objective decreases strictly from round to round. The first W holds
+    libsvm's free support vectors and the rows nearest the margin (``start``). A restricted
+    QP without a solution grows W along ``start.order``; with W = all rows, or after
+    ``_MAX_ROUNDS`` rounds, one QP over all rows is solved instead.
+    """
+    n = len(q)
+    alpha = start.alpha.copy()
+    working = np.union1d(start.order[: start.size], np.flatnonzero((alpha > 0) & (alpha < C)))
+    tol = _KKT_TOL * (1.0 + float(np.max(np.abs(q))))
+    restricted_options = options
+    if solver == "piqp":  # tighter than PIQP's 1e-8: cheap on the small restricted QPs
+        restricted_options = {"backend": "dense", "eps_abs": 1e-10, "eps_rel": 1e-10, **options}
+    elif solver == "proxqp":
+        restricted_options = {"backend": "dense", **options}
+    for _ in range(_MAX_ROUNDS):
+        held = np.ones(n, dtype=bool)
+        held[working] = False
+        solution = _restricted_qp(
+            P, q, A, b, C, G, h, working, held, alpha, solver, restricted_options
+        )
+        if solution is None:
+            if len(working) == n:
+                break
+            working = np.union1d(working, start.order[: min(n, 2 * len(working))])
+            continue
+        alpha[working] = np.clip(solution.x, 0.0, C)
+        reduced = P @ alpha + q + A.T @ solution.y
+        if G is not None:
+            reduced += G.T @ solution.z
+        held_rows = np.flatnonzero(held)
+        violation = np.where(alpha[held_rows] <= 0.0, -reduced[held_rows], reduced[held_rows])
+        worst = np.argsort(-violation, kind="stable")
+        worst = worst[violation[worst] > tol][: max(_MIN_WORKING_SET // 2, len(working) // 2)]
+        if worst.size == 0:
+            return alpha
+        # W's variables firmly at a bound leave it, snapped onto the bound
+        at_bound = np.minimum(alpha[working], C - alpha[working]) <= _AT_BOUND * C
+        leaving = working[at_bound & (np.abs(reduced[working]) >= _FIRMLY)]
+        alpha[leaving] = np.where(alpha[leaving] < C / 2, 0.0, C)
+        working = np.union1d(np.setdiff1d(working, leaving), held_rows[worst])
+    return _box_qp(P, q, A, b, C, solver, G=G, h=h, **options)
+
+
+def _restricted_qp(P, q, A, b, C, G, h, working, held, alpha, solver, options):
+    """The QP over the working set, held variables fixed; ``None`` when unsolved."""
+    fixed = alpha[held]
+    problem = qpsolvers.Problem(
+        P[np.ix_(working, working)],
+        q[working] + P[np.ix_(working, np.flatnonzero(held))] @ fixed,
+        G=None if G is None else G[:, working],
+        h=None if G is None else h - G[:, held] @ fixed,
+        A=A[:, working],
+        b=b - A[:, held] @ fixed,
+        lb=np.zeros(len(working)),
+        ub=np.full(len(working), float(C)),
+    )
+    solution = qpsolvers.solve_problem(problem, solver=solver, **options)
+    if not solution.found or solution.x is None or not np.all(np.isfinite(solution.x)):
+        return None
+    return solution
 
 
 def _constraint_rows(y_signed, fairness_row, epsilon):
