@@ -419,7 +419,7 @@ class CMEConditionalMean(BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, S, output_gram=None):
-        """Factorise the regularised Gram matrix of the estimation sample's S.
+        r"""Factorise the regularised Gram matrix of the estimation sample's S.
 
         ``output_gram`` (the Gram matrix of :math:`\varphi(x_v)`) is needed only to select
         λ from ``alphas``.

@@ -94,9 +94,9 @@ class DCM(_DomainProjection):
 
     Attributes
     ----------
-    components_ : ndarray of shape (r, n_components_)
+    components_ : ndarray of shape ``(r, n_components_)``
         ``z(x) = f(x) @ components_`` with the feature map's ``f``.
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape ``(n_components_,)``
         Largest generalised eigenvalues Γ.
     feature_map_ : ExactFeatureMap or NystroemFeatureMap
     gamma_, target_gamma_ : float

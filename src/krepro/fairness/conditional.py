@@ -124,7 +124,7 @@ class FiniteValuePartition(BaseEstimator):
         The cells, sorted (numbers by value, then strings).
     encoder_ : GroupEncoder
         Codes of every value seen in :meth:`fit` (the cells and the fitted S).
-    cell_of_group_ : ndarray of shape (encoder_.n_groups_,)
+    cell_of_group_ : ndarray of shape ``(encoder_.n_groups_,)``
         Cell of each encoded value; -1 for a fitted value that is not one of ``values``.
     n_features_ : int
         Number of columns d of S.
