@@ -6,18 +6,25 @@ module sums them per target: a rule belongs to the study whose rule file
 ``workflow/rules/<study>.smk`` defines it, or else — a rule renamed since the snapshot was
 taken — to the study whose name is its longest prefix; the rest (downloads, the report) is
 shared. The documentation's targets table and the README's run-time table are generated
-from it, never typed by hand (``tests/test_run_times.py``).
+from it, never typed by hand: ``python -m krepro.workflow.run_times --write README.md``
+rewrites the README's block after a new snapshot, and ``tests/test_run_times.py`` fails while
+it is stale.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import textwrap
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 __all__ = [
+    "README_BEGIN",
+    "README_END",
     "SHARED",
+    "readme_block",
+    "replace_block",
     "rule_owners",
     "snapshot_run_times",
     "study_cpu_seconds",
@@ -89,3 +96,90 @@ def snapshot_run_times(provenance_path, rules_dir, studies: Iterable[str]) -> di
         "wall_seconds": float(record.get("wall_seconds", 0.0)),
         "cpu_seconds": study_cpu_seconds(record.get("rule_cpu_seconds", {}), studies, owners),
     }
+
+
+# --------------------------------------------------------------------------- README table
+
+#: The README's generated block lies between these two lines.
+README_BEGIN = (
+    "<!-- run times: generated from snapshots/paper/provenance.json by"
+    " `python -m krepro.workflow.run_times --write README.md`; do not edit by hand -->"
+)
+README_END = "<!-- end of run times -->"
+
+
+def _seconds_text(seconds: float) -> str:
+    """``"1,450 CPU-s (24 min)"``: exact seconds, then minutes from 2 min on."""
+    text = f"{seconds:,.0f} CPU-s"
+    if seconds >= 120:
+        text += f" ({seconds / 60:,.0f} min)"
+    return text
+
+
+def readme_block(times: Mapping, study_names: Iterable[str]) -> str:
+    """The README's run-time table of :func:`snapshot_run_times` (between the markers)."""
+    cpu = times["cpu_seconds"]
+    total = sum(cpu.values())
+    intro = (
+        f"The committed {times['scale']}-scale run (`snapshots/paper/`) took"
+        f" **{times['wall_seconds']:,.0f} s** wall-clock on {times['cpu_count']} cores for"
+        f" **{total:,.0f} CPU-s** of jobs (`wall_seconds` and `rule_cpu_seconds` of its"
+        " `provenance.json`). CPU time of each target's jobs in that run (a target alone takes"
+        " at least its CPU time divided by the cores its jobs can share):"
+    )
+    lines = [
+        README_BEGIN,
+        *textwrap.wrap(intro, width=92, break_on_hyphens=False),
+        "",
+        "| target | CPU time | share |",
+        "|---|---|---|",
+    ]
+    for name in study_names:
+        lines.append(f"| `{name}` | {_seconds_text(cpu[name])} | {cpu[name] / total:.0%} |")
+    lines += [
+        f"| downloads, report | {_seconds_text(cpu[SHARED])} | {cpu[SHARED] / total:.0%} |",
+        f"| `all` | {_seconds_text(total)} | 100% |",
+        README_END,
+    ]
+    return "\n".join(lines)
+
+
+def replace_block(text: str, block: str) -> str:
+    """``text`` with the lines from :data:`README_BEGIN` to :data:`README_END` replaced."""
+    start, end = text.find(README_BEGIN), text.find(README_END)
+    if start < 0 or end < start:
+        raise ValueError("README.md has no run-time block (its begin and end markers).")
+    return text[:start] + block + text[end + len(README_END) :]
+
+
+def main(argv=None) -> int:
+    """``python -m krepro.workflow.run_times [--write | --check] [README.md]``."""
+    import argparse
+
+    from krepro.studies import STUDIES
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("readme", nargs="?", default="README.md")
+    parser.add_argument("--write", action="store_true", help="rewrite the README's block")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the block is stale")
+    args = parser.parse_args(argv)
+    readme = Path(args.readme)
+    repo = readme.resolve().parent
+    names = [s.name for s in sorted(STUDIES.values(), key=lambda s: s.order) if s.target]
+    times = snapshot_run_times(
+        repo / "snapshots" / "paper" / "provenance.json", repo / "workflow" / "rules", names
+    )
+    block = readme_block(times, names)
+    if not (args.write or args.check):
+        print(block)
+        return 0
+    text = readme.read_text(encoding="utf-8")
+    updated = replace_block(text, block)
+    if args.check:
+        return int(updated != text)
+    readme.write_text(updated, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
