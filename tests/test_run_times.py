@@ -15,6 +15,7 @@ from krepro.workflow.run_times import (
     rule_owners,
     snapshot_run_times,
     study_cpu_seconds,
+    study_names,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,6 +46,10 @@ def test_every_rule_of_the_snapshot_is_attributed():
     assert not unknown, f"rules of no study (add them to a study's rule file): {unknown}"
     totals = snapshot_run_times(PROVENANCE, RULES, NAMES)["cpu_seconds"]
     assert sum(totals.values()) == pytest.approx(sum(record["rule_cpu_seconds"].values()))
+
+
+def test_every_study_and_only_studies_have_a_rule_file():
+    assert study_names(RULES) == sorted(NAMES)
 
 
 def test_rule_files_define_every_study_job():

@@ -23,11 +23,13 @@ __all__ = [
     "README_BEGIN",
     "README_END",
     "SHARED",
+    "SHARED_RULE_FILES",
     "readme_block",
     "replace_block",
     "rule_owners",
     "snapshot_run_times",
     "study_cpu_seconds",
+    "study_names",
 ]
 
 #: Key of the CPU seconds that belong to no single study (downloads, the report).
@@ -116,8 +118,11 @@ def _seconds_text(seconds: float) -> str:
     return text
 
 
-def readme_block(times: Mapping, study_names: Iterable[str]) -> str:
-    """The README's run-time table of :func:`snapshot_run_times` (between the markers)."""
+def readme_block(times: Mapping, names: Iterable[str]) -> str:
+    """The README's run-time table of :func:`snapshot_run_times` (between the markers).
+
+    One row per study, the largest CPU time first, then the shared rules and the total.
+    """
     cpu = times["cpu_seconds"]
     total = sum(cpu.values())
     intro = (
@@ -134,7 +139,7 @@ def readme_block(times: Mapping, study_names: Iterable[str]) -> str:
         "| target | CPU time | share |",
         "|---|---|---|",
     ]
-    for name in study_names:
+    for name in sorted(names, key=lambda n: (-cpu[n], n)):
         lines.append(f"| `{name}` | {_seconds_text(cpu[name])} | {cpu[name] / total:.0%} |")
     lines += [
         f"| downloads, report | {_seconds_text(cpu[SHARED])} | {cpu[SHARED] / total:.0%} |",
@@ -152,11 +157,20 @@ def replace_block(text: str, block: str) -> str:
     return text[:start] + block + text[end + len(README_END) :]
 
 
+#: Rule files that hold no study's jobs (helpers, downloads, the report).
+SHARED_RULE_FILES = ("common", "data", "report")
+
+
+def study_names(rules_dir) -> list[str]:
+    """The studies with a rule file ``<rules_dir>/<study>.smk`` (one per study), sorted."""
+    return sorted(
+        path.stem for path in Path(rules_dir).glob("*.smk") if path.stem not in SHARED_RULE_FILES
+    )
+
+
 def main(argv=None) -> int:
     """``python -m krepro.workflow.run_times [--write | --check] [README.md]``."""
     import argparse
-
-    from krepro.studies import STUDIES
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("readme", nargs="?", default="README.md")
@@ -165,10 +179,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     readme = Path(args.readme)
     repo = readme.resolve().parent
-    names = [s.name for s in sorted(STUDIES.values(), key=lambda s: s.order) if s.target]
-    times = snapshot_run_times(
-        repo / "snapshots" / "paper" / "provenance.json", repo / "workflow" / "rules", names
-    )
+    rules_dir = repo / "workflow" / "rules"
+    names = study_names(rules_dir)
+    times = snapshot_run_times(repo / "snapshots" / "paper" / "provenance.json", rules_dir, names)
     block = readme_block(times, names)
     if not (args.write or args.check):
         print(block)
