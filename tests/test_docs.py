@@ -121,9 +121,10 @@ def test_user_guide_has_a_page_per_method_family():
 
 @pytest.fixture(scope="module")
 def scorecard_extension():
+    """The extension's Markdown-to-reStructuredText part (no Sphinx needed)."""
     sys.path.insert(0, str(DOCS / "_ext"))
     try:
-        yield importlib.import_module("krepro_scorecard")
+        yield importlib.import_module("scorecard_rst")
     finally:
         sys.path.remove(str(DOCS / "_ext"))
 

@@ -13,56 +13,13 @@ with the CPU seconds the snapshot's run spent on each
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pandas as pd
 from docutils import nodes
 from docutils.statemachine import StringList
+from scorecard_rst import markdown_tables_to_rst, rst_cell
 from sphinx.util.docutils import SphinxDirective
-
-_LINK = re.compile(r"\[([^\]]+)\]\(#[^)]*\)")
-_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
-
-
-def _cell(text: str) -> str:
-    """A Markdown table cell as reStructuredText inline text."""
-    text = _LINK.sub(r"\1", text.strip())
-    text = _CODE.sub(r"``\1``", text)
-    return text or "\\ "
-
-
-def _split_row(line: str) -> list[str]:
-    return [cell for cell in line.strip().strip("|").split(" | ")]
-
-
-def markdown_tables_to_rst(markdown: str) -> list[str]:
-    """Pipe tables, block quotes and paragraphs of the scorecard as reStructuredText lines."""
-    out: list[str] = []
-    lines = markdown.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.startswith("|"):
-            block = []
-            while i < len(lines) and lines[i].startswith("|"):
-                block.append(lines[i])
-                i += 1
-            header, body = _split_row(block[0]), [_split_row(row) for row in block[2:]]
-            out += [".. list-table::", "   :header-rows: 1", "   :class: krepro-scorecard", ""]
-            for row in [header, *body]:
-                for j, cell in enumerate(row):
-                    out.append(("   * - " if j == 0 else "     - ") + _cell(cell))
-            out.append("")
-            continue
-        if line.startswith("#"):
-            pass  # the page has its own heading
-        elif line.startswith("> "):
-            out += [".. note::", "", "   " + _cell(line[2:]), ""]
-        elif line.strip():
-            out += [_cell(line), ""]
-        i += 1
-    return out
 
 
 class ScorecardDirective(SphinxDirective):
@@ -150,7 +107,7 @@ class TargetsDirective(SphinxDirective):
             outputs = ", ".join(f"``{path}``" for path in study.outputs)
             lines += [
                 f"   * - ``{study.name}``",
-                f"     - {_cell(study.summary.strip())}",
+                f"     - {rst_cell(study.summary.strip())}",
                 f"     - {outputs}",
                 f"     - {cpu.get(study.name, 0.0):,.0f}",
             ]
