@@ -28,7 +28,7 @@ probabilities = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
 labels = np.array(["low", "mid", "high"])
 y = labels[[rng.choice(3, p=p) for p in probabilities]]
 
-cme = ConditionalMeanEmbedding(gamma=2.0, output_kernel="delta", alpha=1e-3)
+cme = ConditionalMeanEmbedding(gamma=1.0, output_kernel="delta", alpha=1e-3)
 cme.fit(x[:, None], y)
 print("classes:", cme.classes_)
 
@@ -43,7 +43,7 @@ truth = np.exp(logits_grid) / np.exp(logits_grid).sum(axis=1, keepdims=True)
 fig, ax = plt.subplots(figsize=(6.5, 3.4))
 for j, name in enumerate(cme.classes_):
     k = list(labels).index(name)
-    (line,) = ax.plot(grid, scores[:, j], label=f"score of {name!r}")
+    (line,) = ax.plot(grid, scores[:, j], label=f"score of '{name}'")
     ax.plot(grid, truth[:, k], "--", color=line.get_color(), lw=1)
 ax.plot(grid, scores.sum(axis=1), "k:", label="sum of the scores")
 ax.axvspan(-4, -3, color="0.9")
