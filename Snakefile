@@ -7,11 +7,16 @@ a run goes under the config's results_dir (results/; results/paper/ with config/
 See README.md.
 """
 
+import time
 from pathlib import Path
 
 from snakemake.utils import min_version
 
+from krepro.workflow.epilogue import run_epilogue
+
 min_version("9.0")
+
+RUN_STARTED = time.time()
 
 
 # Resolved next to this file, so that `--directory elsewhere` still finds the defaults.
@@ -66,3 +71,15 @@ rule targets:
     run:
         Path(log[0]).write_text(describe_targets() + "\n", encoding="utf-8")
         print(describe_targets())
+
+
+# The run's last lines name its report.md and the HTML command (only when it wrote report.md).
+onsuccess:
+    epilogue = run_epilogue(
+        config["results_dir"],
+        workflow.configfiles,
+        Path(workflow.basedir) / "config" / "config.yaml",
+        RUN_STARTED,
+    )
+    if epilogue:
+        print(epilogue)

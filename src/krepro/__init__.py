@@ -20,7 +20,7 @@ e.g. ``from krepro import ObliviousKernel``; the names load on first use.
 
 from krepro._exports import lazy_exports
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
 
 _EXPORTS = {
     "ObliviousKernel": "krepro.fairness.oblivious",

@@ -97,7 +97,7 @@ def true_positive_rates(y_true, y_pred, sensitive_features, pos_label=1):
 
 
 def equal_opportunity_difference(y_true, y_pred, *, sensitive_features, pos_label=1):
-    """DEO: largest minus smallest true-positive rate over the groups (two groups: |Δ TPR|).
+    """DEO: largest minus smallest true-positive rate over the groups (two groups: their gap).
 
     Returns NaN when a group has no positive example (the rate is undefined; the FERM
     reference returns ``None`` there).

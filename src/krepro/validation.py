@@ -235,7 +235,7 @@ class GroupEncoder:
     ----------
     categories_ : list of ndarray
         Distinct values of each column, sorted (numbers by value, then strings).
-    groups_ : ndarray of shape (n_groups_, n_columns_)
+    groups_ : ndarray of shape ``(n_groups_, n_columns_)``
         Distinct rows, in code order (lexicographic in the column orders).
     n_groups_ : int
     n_columns_ : int
@@ -338,7 +338,7 @@ class GroupEncoder:
 
         Parameters
         ----------
-        labels : array-like of shape (n,) or (n, n_columns_)
+        labels : array-like of shape ``(n,)`` or ``(n, n_columns_)``
         n_samples : int, optional
             Required number of rows.
         unknown : {"error", "ignore"}, default="error"

@@ -450,6 +450,17 @@ def test_tiny_run_console_is_readable(tiny_run):
 
 
 @pytest.mark.slow
+def test_tiny_run_console_ends_with_the_report(tiny_run, tiny):
+    """A run that writes report.md names it, and the HTML command, in its last lines."""
+    console = console_file(tiny_run).read_text(encoding="utf-8")
+    tail = "\n".join(console.splitlines()[-6:])
+    results = tiny.get("results_dir", "results")
+    assert f"Report: {results}/report.md" in tail, tail
+    assert f" --report {results}/report.html" in tail, tail
+    assert f"--configfile {TINY_CONFIG}" in tail, tail
+
+
+@pytest.mark.slow
 def test_tiny_run_snapshot_and_html_report(tiny_run, tiny):
     """`snakemake snapshot` after the run: only the snapshot job runs; snapshots/<scale>/
     holds the report, verdicts, every table and figure, and provenance.json with the run's
@@ -478,6 +489,9 @@ def test_tiny_run_snapshot_and_html_report(tiny_run, tiny):
     html = (tiny_run / "report.html").read_text(encoding="utf-8")
     for name in ("oblivious_fig4.png", "coverage_rmse.png", "dcm_table4.csv", "verdicts.csv"):
         assert name in html, name
+    # The landing page (workflow/report/workflow.rst) names this run's scale and links the
+    # scorecard.
+    assert "This run:" in html and "summary.html" in html
 
 
 @pytest.mark.slow

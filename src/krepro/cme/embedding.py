@@ -339,6 +339,20 @@ class CMEConditionalMean(BaseEstimator):
         The :math:`\lambda` used (selected, or ``alpha``).
     gcv_scores_ : ndarray of shape (len(alphas),)
         GCV criterion per grid value (only with ``alphas``).
+
+    Examples
+    --------
+    Oblivious Gram matrices for a continuous sensitive feature:
+
+    >>> import numpy as np
+    >>> from krepro import CMEConditionalMean, ObliviousKernel
+    >>> rng = np.random.default_rng(0)
+    >>> S = rng.uniform(-1, 1, 300); X = (S + rng.normal(scale=0.5, size=300))[:, None]
+    >>> cme = CMEConditionalMean(gamma=2.0, alpha=1e-2)
+    >>> ok = ObliviousKernel(kernel="rbf", gamma=1.0, conditional_mean=cme)
+    >>> ok = ok.fit(X[150:], sensitive_features=S[150:])
+    >>> ok.gram(X[:150], S[:150]).shape
+    (150, 150)
     """
 
     needs_output_gram = True  # ObliviousKernel passes K(est, est) to fit
@@ -405,7 +419,7 @@ class CMEConditionalMean(BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, S, output_gram=None):
-        """Factorise the regularised Gram matrix of the estimation sample's S.
+        r"""Factorise the regularised Gram matrix of the estimation sample's S.
 
         ``output_gram`` (the Gram matrix of :math:`\varphi(x_v)`) is needed only to select
         λ from ``alphas``.

@@ -201,7 +201,7 @@ class _DomainProjection(TransformerMixin, BaseEstimator):
         return self.feature_map_.F @ W
 
     def transform(self, X):
-        """Project ``X`` onto the learned directions, shape (n_samples, n_components_)."""
+        """Project ``X`` onto the learned directions, shape ``(n_samples, n_components_)``."""
         check_is_fitted(self, "components_")
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
         return self._raw_transform(X, self.components_)

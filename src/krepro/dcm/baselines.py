@@ -33,6 +33,16 @@ class DICA(_DomainProjection):
         + r"""    supervised : bool, default=True
     ridge : float or None, default=None
         λ; ``None`` means :math:`N\varepsilon` (λ = ε under-regularises; note §4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krepro.dcm import DICA
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3)); d = np.arange(60) % 3
+    >>> y = np.digitize(X[:, 0], [-0.5, 0.5])
+    >>> DICA(gamma=0.5).fit(X, y, domains=d).transform(X[:4]).shape
+    (4, 2)
     """
     )
 
@@ -102,6 +112,17 @@ class COIR(_DomainProjection):
     Parameters
     ----------"""
         + _COMMON_DOC
+        + r"""
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krepro.dcm import COIR
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3)); d = np.arange(60) % 3
+    >>> y = np.digitize(X[:, 0], [-0.5, 0.5])
+    >>> COIR(gamma=0.5).fit(X, y, domains=d).transform(X[:4]).shape
+    (4, 2)
+    """
     )
 
     def __init__(

@@ -94,9 +94,9 @@ class DCM(_DomainProjection):
 
     Attributes
     ----------
-    components_ : ndarray of shape (r, n_components_)
+    components_ : ndarray of shape ``(r, n_components_)``
         ``z(x) = f(x) @ components_`` with the feature map's ``f``.
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape ``(n_components_,)``
         Largest generalised eigenvalues Γ.
     feature_map_ : ExactFeatureMap or NystroemFeatureMap
     gamma_, target_gamma_ : float
@@ -111,7 +111,8 @@ class DCM(_DomainProjection):
     >>> import numpy as np
     >>> from krepro.dcm import DCM
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(60, 3)); y = (X[:, 0] > 0).astype(int); d = np.arange(60) % 3
+    >>> X = rng.normal(size=(60, 3)); d = np.arange(60) % 3
+    >>> y = np.digitize(X[:, 0], [-0.5, 0.5])  # three classes: up to two components
     >>> DCM(gamma=0.5).fit(X, y, domains=d).transform(X[:4]).shape
     (4, 2)
     """
@@ -215,6 +216,17 @@ class FastDCM(DCM):
 
     Identical to ``DCM(approximation="nystroem")``; ``solver="paper"`` runs the paper's
     eqs. (16)–(21) literally. See :class:`DCM` for the parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krepro.dcm import FastDCM
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3)); d = np.arange(60) % 3
+    >>> y = np.digitize(X[:, 0], [-0.5, 0.5])
+    >>> fast = FastDCM(n_landmarks=30, gamma=0.5, random_state=0)
+    >>> fast.fit(X, y, domains=d).transform(X[:4]).shape
+    (4, 2)
     """
 
     def __init__(

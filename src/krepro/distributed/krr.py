@@ -138,7 +138,7 @@ class DistributedKernelRidge(RegressorMixin, BaseEstimator):
 
     References
     ----------
-    G. Avanesov. Uncertainty quantification for distributed regression. arXiv:2105.11425.
+    V. Avanesov. Uncertainty quantification for distributed regression. arXiv:2105.11425.
     Y. Zhang, J. Duchi and M. Wainwright. Divide and conquer kernel ridge regression. JMLR
     16, 2015.
 

@@ -124,7 +124,7 @@ class FiniteValuePartition(BaseEstimator):
         The cells, sorted (numbers by value, then strings).
     encoder_ : GroupEncoder
         Codes of every value seen in :meth:`fit` (the cells and the fitted S).
-    cell_of_group_ : ndarray of shape (encoder_.n_groups_,)
+    cell_of_group_ : ndarray of shape ``(encoder_.n_groups_,)``
         Cell of each encoded value; -1 for a fitted value that is not one of ``values``.
     n_features_ : int
         Number of columns d of S.
@@ -337,6 +337,17 @@ class PartitionConditionalMean(BaseEstimator):
         all-zero column, so its conditional-mean estimate is the zero element.
     mean_weights_ : ndarray of shape (m,)
         Uniform weights ``1/m`` of the unconditional mean :math:`E_n\varphi(X)`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krepro.fairness import FiniteValuePartition, PartitionConditionalMean
+    >>> S = np.array(["a", "b", "a", "c", "b", "a"])
+    >>> pcm = PartitionConditionalMean(FiniteValuePartition()).fit(S)
+    >>> pcm.cell_counts_
+    array([3, 2, 1])
+    >>> pcm.weights_.toarray().sum(axis=0)  # each column averages its cell
+    array([1., 1., 1.])
     """
 
     _parameter_constraints: ClassVar[dict] = {"partition": [HasMethods(["fit", "assign"])]}

@@ -459,6 +459,17 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
     References
     ----------
     Donini et al., NeurIPS 2018, §4 (linear case).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krepro import LinearFERM
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.integers(0, 2, 200); X = rng.normal(size=(200, 3)) + s[:, None]
+    >>> y = (X[:, 0] + 0.3 * rng.normal(size=200) > 0.5).astype(int)
+    >>> clf = LinearFERM(C=1.0).fit(X, y, sensitive_features=s)
+    >>> bool(abs(clf.coef_[0] @ clf.u_) < 1e-10)  # w is orthogonal to the group gap u
+    True
     """
 
     def __init__(self, C=1.0, selection="argmax_abs", tol=1e-3, max_iter=-1):

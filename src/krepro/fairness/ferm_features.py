@@ -147,7 +147,7 @@ class FERMFeatures(TransformerMixin, BaseEstimator):
     ----------
     feature_map_ : KernelFeatureMap
     n_components_ : int
-    direction_ : ndarray of shape (n_components_,) or None
+    direction_ : ndarray of shape ``(n_components_,)`` or None
         :math:`u`: mean feature of the positives of the higher sensitive value minus that of
         the lower one (groups ordered by value, as :class:`~krepro.fairness.ferm.FERMClassifier`:
         numbers first, then strings); ``None`` without sensitive features, or when only one

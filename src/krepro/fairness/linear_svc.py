@@ -109,6 +109,16 @@ class LinearHingeSVC(ClassifierMixin, BaseEstimator):
     intercept_ : float
     objective_ : float
         The primal objective at the solution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krepro import LinearHingeSVC
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 2)); y = (X[:, 0] - X[:, 1] > 0).astype(int)
+    >>> clf = LinearHingeSVC(C=1.0).fit(X, y)
+    >>> clf.score(X, y), clf.coef_.shape
+    (1.0, (2,))
     """
 
     _parameter_constraints: ClassVar[dict] = {

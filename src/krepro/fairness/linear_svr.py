@@ -65,6 +65,16 @@ class LinearEpsilonSVR(RegressorMixin, BaseEstimator):
     intercept_ : float
     objective_ : float
         The primal objective at the solution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krepro import LinearEpsilonSVR
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 3)); y = X @ np.array([1.0, -2.0, 0.5]) + 0.3
+    >>> reg = LinearEpsilonSVR(C=10.0, epsilon=0.01).fit(X, y)
+    >>> np.round(reg.coef_, 2), round(reg.intercept_, 2)
+    (array([ 1. , -2. ,  0.5]), 0.3)
     """
 
     _parameter_constraints: ClassVar[dict] = {

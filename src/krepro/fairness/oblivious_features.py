@@ -295,9 +295,9 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
     n_components_ : int
         Dimension ``D`` of the features.
     conditional_mean_ : fitted conditional-mean estimator
-    cell_means_ : ndarray of shape (n_cells, n_components_)
+    cell_means_ : ndarray of shape ``(n_cells, n_components_)``
         :math:`\hat E[\tilde\varphi(X)|S\in A_a]` (zero row for an empty cell).
-    mean_ : ndarray of shape (n_components_,)
+    mean_ : ndarray of shape ``(n_components_,)``
         :math:`\hat E[\tilde\varphi(X)]`.
     single_group_ : bool
         Fitted without sensitive features (``z`` = plain features).
@@ -487,7 +487,7 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        Z : ndarray of shape (n, n_components_)
+        Z : ndarray of shape ``(n, n_components_)``
         """
         check_is_fitted(self, "cell_means_")
         X = validate_data(self, X, dtype=float, reset=False)
