@@ -26,6 +26,7 @@ from krepro.fairness.conditional import (
 )
 from krepro.fairness.ferm import FERMClassifier, LinearFERM
 from krepro.fairness.ferm_features import FERMFeatures, ferm_projected_gram
+from krepro.fairness.hsic_ridge import HSICRidge
 from krepro.fairness.linear_svc import LinearHingeSVC
 from krepro.fairness.linear_svr import LinearEpsilonSVR
 from krepro.fairness.oblivious import ObliviousFeatures, ObliviousKernel
@@ -345,7 +346,7 @@ def _fit(estimator):
         return estimator.fit(S)
     if isinstance(estimator, (ConditionalMeanEmbedding, DistributedKernelRidge)):
         return estimator.fit(X, y)
-    if isinstance(estimator, ObliviousRidge):
+    if isinstance(estimator, (ObliviousRidge, HSICRidge)):
         return estimator.fit(X, y, sensitive_features=S)
     X, y, s, _ = _binary()
     if isinstance(estimator, (FERMClassifier, LinearFERM, FERMFeatures)):
@@ -372,6 +373,10 @@ BAD_PARAMETERS = [
     (ObliviousRidge, "gamma", -2.0),
     (ObliviousRidge, "mode", "orr"),
     (ObliviousRidge, "estimation_fraction", 1.0),
+    (HSICRidge, "alpha", -0.1),
+    (HSICRidge, "mu", -1.0),
+    (HSICRidge, "sensitive_gamma", 0.0),
+    (HSICRidge, "sensitive_kernel", "poly"),
     (FERMClassifier, "gamma", 0.0),
     (FERMClassifier, "gamma", -1.0),
     (FERMClassifier, "C", 0.0),
@@ -436,6 +441,7 @@ ALL_ESTIMATORS = [
     LinearHingeSVC(),
     LinearEpsilonSVR(),
     ObliviousRidge(),
+    HSICRidge(),
     FERMClassifier(),
     LinearFERM(),
     ConditionalMeanEmbedding(),

@@ -2,6 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from krepro.fairness.hsic_ridge import HSICRidge
 from krepro.fairness.linear_svc import LinearHingeSVC
 from krepro.fairness.linear_svr import LinearEpsilonSVR
 from krepro.fairness.oblivious import ObliviousKernel
@@ -16,6 +17,7 @@ from krepro.fairness.ridge import ObliviousRidge
         ObliviousRidge(mode="m-oblivious"),
         LinearEpsilonSVR(),
         LinearHingeSVC(),
+        HSICRidge(),
     ]
 )
 def test_sklearn_compatible_estimator(estimator, check):
