@@ -32,6 +32,7 @@ from krepro.fairness.linear_svr import LinearEpsilonSVR
 from krepro.fairness.oblivious import ObliviousFeatures, ObliviousKernel
 from krepro.fairness.oblivious_features import KernelFeatureMap
 from krepro.fairness.ridge import ObliviousRidge
+from krepro.fairness.streaming import StreamingObliviousRidge
 from krepro.kernels import gram
 from krepro.validation import check_kernel_params
 
@@ -346,7 +347,7 @@ def _fit(estimator):
         return estimator.fit(S)
     if isinstance(estimator, (ConditionalMeanEmbedding, DistributedKernelRidge)):
         return estimator.fit(X, y)
-    if isinstance(estimator, (ObliviousRidge, HSICRidge)):
+    if isinstance(estimator, (ObliviousRidge, HSICRidge, StreamingObliviousRidge)):
         return estimator.fit(X, y, sensitive_features=S)
     X, y, s, _ = _binary()
     if isinstance(estimator, (FERMClassifier, LinearFERM, FERMFeatures)):
@@ -377,6 +378,10 @@ BAD_PARAMETERS = [
     (HSICRidge, "mu", -1.0),
     (HSICRidge, "sensitive_gamma", 0.0),
     (HSICRidge, "sensitive_kernel", "poly"),
+    (StreamingObliviousRidge, "alpha", -1.0),
+    (StreamingObliviousRidge, "block_rows", 0),
+    (StreamingObliviousRidge, "gamma", 0.0),
+    (StreamingObliviousRidge, "partition", "cells"),
     (FERMClassifier, "gamma", 0.0),
     (FERMClassifier, "gamma", -1.0),
     (FERMClassifier, "C", 0.0),
@@ -442,6 +447,7 @@ ALL_ESTIMATORS = [
     LinearEpsilonSVR(),
     ObliviousRidge(),
     HSICRidge(),
+    StreamingObliviousRidge(n_components=50),
     FERMClassifier(),
     LinearFERM(),
     ConditionalMeanEmbedding(),

@@ -7,6 +7,7 @@ from krepro.fairness.linear_svc import LinearHingeSVC
 from krepro.fairness.linear_svr import LinearEpsilonSVR
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.fairness.ridge import ObliviousRidge
+from krepro.fairness.streaming import StreamingObliviousRidge
 
 
 @parametrize_with_checks(
@@ -18,6 +19,7 @@ from krepro.fairness.ridge import ObliviousRidge
         LinearEpsilonSVR(),
         LinearHingeSVC(),
         HSICRidge(),
+        StreamingObliviousRidge(n_components=50),
     ]
 )
 def test_sklearn_compatible_estimator(estimator, check):

@@ -30,6 +30,7 @@ from krepro.fairness import (
     ObliviousKernel,
     ObliviousRidge,
     PartitionConditionalMean,
+    StreamingObliviousRidge,
 )
 
 RNG = np.random.default_rng(0)
@@ -44,6 +45,11 @@ ESTIMATORS = {
     "ObliviousFeatures": (lambda: ObliviousFeatures(n_components=4, random_state=0), False, False),
     "ObliviousRidge": (lambda: ObliviousRidge(gamma=0.5), True, False),
     "HSICRidge": (lambda: HSICRidge(gamma=0.5), True, False),
+    "StreamingObliviousRidge": (
+        lambda: StreamingObliviousRidge(n_components=4, random_state=0),
+        True,
+        False,
+    ),
     "FERMClassifier": (lambda: FERMClassifier(gamma=0.5), True, True),
     "LinearFERM": (LinearFERM, True, True),
     "FERMFeatures": (lambda: FERMFeatures(n_components=4, random_state=0), True, True),
@@ -57,7 +63,7 @@ ESTIMATORS = {
     "ConditionalMeanEmbedding": (ConditionalMeanEmbedding, True, False),
 }
 GROUPED = {"ObliviousKernel", "ObliviousFeatures", "ObliviousRidge", "FERMClassifier"}
-GROUPED |= {"HSICRidge"}
+GROUPED |= {"HSICRidge", "StreamingObliviousRidge"}
 GROUPED |= {"LinearFERM", "FERMFeatures"}
 
 

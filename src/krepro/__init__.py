@@ -27,6 +27,7 @@ _EXPORTS = {
     "ObliviousFeatures": "krepro.fairness.oblivious_features",
     "ObliviousRidge": "krepro.fairness.ridge",
     "HSICRidge": "krepro.fairness.hsic_ridge",
+    "StreamingObliviousRidge": "krepro.fairness.streaming",
     "FERMClassifier": "krepro.fairness.ferm",
     "LinearFERM": "krepro.fairness.ferm",
     "FERMFeatures": "krepro.fairness.ferm_features",

@@ -6,6 +6,8 @@
 - :mod:`krepro.fairness.conditional`: partitions and the plug-in estimator of
   :math:`E[\\varphi(X) \\mid S]` (Prop. 6);
 - :mod:`krepro.fairness.ridge`: oblivious ridge regression (ORR, M-ORR, §6.4);
+- :mod:`krepro.fairness.streaming`: ridge regression on oblivious features fitted block by
+  block (one pass, no ``n × D`` feature matrix);
 - :mod:`krepro.fairness.hsic_ridge`: HSIC-penalised kernel ridge regression (fair kernel
   learning, Pérez-Suay et al. 2017), a peer for continuous sensitive features;
 - :mod:`krepro.fairness.ferm`, :mod:`~krepro.fairness.ferm_dual`,
@@ -33,6 +35,7 @@ _EXPORTS = {
     "ObliviousFeatures": "krepro.fairness.oblivious_features",
     "KernelFeatureMap": "krepro.fairness.oblivious_features",
     "ObliviousRidge": "krepro.fairness.ridge",
+    "StreamingObliviousRidge": "krepro.fairness.streaming",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
