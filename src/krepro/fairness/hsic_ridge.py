@@ -49,6 +49,7 @@ from krepro.validation import (
     POSITIVE_FINITE,
     check_continuous,
     check_kernel_params,
+    diagonal_load,
     validate_data,
 )
 
@@ -71,13 +72,27 @@ def median_heuristic_gamma(S):
     Returns
     -------
     float
+
+    Raises
+    ------
+    ValueError
+        Naming ``sensitive_features`` when the squared distances or their inverse median leave
+        the float64 range (values beyond about 1e150 or below 1e-150 apart).
     """
     S = np.asarray(S, dtype=float).reshape(len(S), -1)
     if len(S) < 2:
         return 1.0
-    squared = np.sum((S[:, None, :] - S[None, :, :]) ** 2, axis=2)
-    median = float(np.median(squared[np.triu_indices(len(S), 1)]))
-    return 1.0 / median if median > 0 and np.isfinite(1.0 / median) else 1.0
+    with np.errstate(over="ignore", under="ignore"):
+        squared = np.sum((S[:, None, :] - S[None, :, :]) ** 2, axis=2)
+        median = float(np.median(squared[np.triu_indices(len(S), 1)]))
+        gamma = 1.0 / median if median > 0 else 1.0
+    if not (np.isfinite(median) and np.isfinite(gamma) and gamma > 0):
+        raise ValueError(
+            f"sensitive_features: the median squared distance ({median:.3g}) leaves the "
+            "float64 range of the median heuristic; rescale the sensitive features or give "
+            "sensitive_gamma."
+        )
+    return gamma
 
 
 def sensitive_gram(S, kernel="rbf", gamma=None):
@@ -209,40 +224,58 @@ class HSICRidge(RegressorMixin, BaseEstimator):
         params = kernel_params(self.kernel, self.gamma, self.degree, self.coef0, extra)
         return gram(X, Y, self.kernel, **params)
 
-    def _system_matrix(self, K, S=None):
-        r""":math:`K + n\lambda I + \frac{\mu}{n} H L H K` for a training Gram matrix ``K``.
+    def _solve(self, K, y, S):
+        r""":math:`\alpha = (K + n\lambda I + \frac{\mu}{n} HLHK)^{-1} y` by a symmetric system.
 
-        Parameters
-        ----------
-        K : ndarray of shape (n, n)
-        S : ndarray of shape (n, d) or None
-            Sensitive features of the rows (``None``: one group, no penalty).
-
-        Returns
-        -------
-        ndarray of shape (n, n)
+        With :math:`M = I + \frac{\mu}{n} HLH = V\operatorname{diag}(1 + \frac{\mu}{n}w)V^\top`
+        (symmetric positive definite), the matrix is :math:`n\lambda I + MK =
+        M^{1/2}(M^{1/2}KM^{1/2} + n\lambda I)M^{-1/2}`, so
+        :math:`\alpha = M^{1/2}(M^{1/2}KM^{1/2} + n\lambda I)^{-1}M^{-1/2}y`: a Cholesky
+        solve, which fails (naming ``alpha``) where the system is singular, instead of an LU
+        solve of the non-symmetric matrix.
         """
         n = K.shape[0]
-        A = K.copy()
-        with np.errstate(over="raise"):
+        load = diagonal_load(n, self.alpha, "alpha")
+        root = inverse_root = None
+        with np.errstate(over="raise", invalid="raise"):
             try:
-                A[np.diag_indices(n)] += n * float(self.alpha)
+                if S is not None and self.mu > 0:
+                    L = sensitive_gram(S, self.sensitive_kernel, self.sensitive_gamma_)
+                    w, V = linalg.eigh(_centred(L))
+                    factors = np.sqrt(1.0 + (float(self.mu) / n) * np.clip(w, 0.0, None))
+                    root = (V * factors) @ V.T
+                    inverse_root = (V / factors) @ V.T
+                    B = root @ K @ root
+                    B = (B + B.T) / 2
+                    y = inverse_root @ y
+                else:
+                    B = K.copy()
             except FloatingPointError as error:
                 raise ValueError(
-                    f"alpha = {self.alpha:g} times n = {n} overflows float64; choose a "
-                    "smaller alpha."
+                    f"mu = {self.mu:g}: the HSIC term leaves the float64 range ({error}); "
+                    "choose a smaller mu or rescale X."
                 ) from error
-        if S is not None and self.mu > 0:
-            L = sensitive_gram(S, self.sensitive_kernel, self.sensitive_gamma_)
+        B[np.diag_indices(n)] += load
+        with named_solves("alpha", "increase alpha."):
+            try:
+                coef = linalg.solve(B, y, assume_a="pos")
+            except linalg.LinAlgError as error:
+                raise ValueError(
+                    f"The FKL system K + n·alpha·I + (mu/n)·HLHK is singular at "
+                    f"alpha={self.alpha!r}: the Gram matrix of X is not positive definite "
+                    "(e.g. a linear kernel with more rows than features, or repeated rows); "
+                    "use alpha > 0."
+                ) from error
+        if root is not None:
             with np.errstate(over="raise", invalid="raise"):
                 try:
-                    A += (float(self.mu) / n) * (_centred(L) @ K)
+                    coef = root @ coef
                 except FloatingPointError as error:
                     raise ValueError(
-                        f"mu = {self.mu:g}: the HSIC term leaves the float64 range "
-                        f"({error}); choose a smaller mu or rescale X."
+                        f"mu = {self.mu:g}: the dual coefficients leave the float64 range "
+                        f"({error}); choose a smaller mu or rescale y."
                     ) from error
-        return A
+        return coef
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, *, sensitive_features=None):
@@ -272,18 +305,7 @@ class HSICRidge(RegressorMixin, BaseEstimator):
                     if self.sensitive_gamma is None
                     else float(self.sensitive_gamma)
                 )
-        K = self._kernel(X)
-        A = self._system_matrix(K, S)
-        with named_solves("alpha", "increase alpha."):
-            try:
-                self.dual_coef_ = linalg.solve(A, y)
-            except linalg.LinAlgError as error:
-                raise ValueError(
-                    f"The FKL system K + n·alpha·I + (mu/n)·HLHK is singular at "
-                    f"alpha={self.alpha!r}: the Gram matrix of X is not positive definite "
-                    "(e.g. a linear kernel with more rows than features, or repeated rows); "
-                    "use alpha > 0."
-                ) from error
+        self.dual_coef_ = self._solve(self._kernel(X), y, S)
         self.X_fit_ = X
         return self
 
@@ -300,7 +322,15 @@ class HSICRidge(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, dtype=float, reset=False)
-        return self._kernel(X, self.X_fit_) @ self.dual_coef_
+        cross = self._kernel(X, self.X_fit_)
+        with np.errstate(over="raise", invalid="raise"):
+            try:
+                return cross @ self.dual_coef_
+            except FloatingPointError as error:
+                raise ValueError(
+                    f"X: the predictions leave the float64 range ({error}): the kernel values "
+                    "of X times the dual coefficients fitted to y overflow; rescale X or y."
+                ) from error
 
     def objective(self, dual_coef, X, y, sensitive_features=None):
         r"""The FKL objective :math:`J(\alpha)` at ``dual_coef`` on training data.
