@@ -33,6 +33,7 @@ EXAMPLES = {
     "KernelFeatureMap": 160,
     "ObliviousRidge": 200,
     "HSICRidge": 120,
+    "StreamingObliviousRidge": 120,
     "PartitionConditionalMean": 200,
     "FERMClassifier": 160,
     "LinearFERM": 160,

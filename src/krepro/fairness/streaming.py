@@ -289,10 +289,17 @@ class StreamingObliviousRidge(RegressorMixin, BaseEstimator):
             try:
                 coef = linalg.solve(scatter, rhs, assume_a="pos")
             except linalg.LinAlgError as error:
+                if self.alpha == 0:
+                    advice = "use alpha > 0 (or more rows than features)."
+                else:
+                    advice = (
+                        f"alpha is below the round-off of the within-cell scatter of the "
+                        f"features of X (largest diagonal entry {scale:.3g}); rescale X, "
+                        "choose a gentler kernel or increase alpha."
+                    )
                 raise ValueError(
-                    f"The ridge system of the oblivious features is singular at "
-                    f"alpha={self.alpha!r} (largest diagonal entry {scale:.3g}): use "
-                    "alpha > 0 or more rows."
+                    "The ridge system of the oblivious features is singular at "
+                    f"alpha={self.alpha!r}: {advice}"
                 ) from error
         self.coef_ = coef
         mean_shifted = self.sums_.feature_sum / n
@@ -321,6 +328,7 @@ class StreamingObliviousRidge(RegressorMixin, BaseEstimator):
         """
         first = not hasattr(self, "feature_map_")
         X, y = validate_data(self, X, y, dtype=float, y_numeric=True, reset=first)
+        y = np.asarray(y, dtype=np.float64)  # float32 targets: sums in float64 all the same
         if first:
             S = (
                 None
