@@ -260,11 +260,20 @@ class HSICRidge(RegressorMixin, BaseEstimator):
             try:
                 coef = linalg.solve(B, y, assume_a="pos")
             except linalg.LinAlgError as error:
+                if self.alpha == 0:
+                    advice = (
+                        "the Gram matrix of X is not positive definite (e.g. a linear kernel "
+                        "with more rows than features, or repeated rows); use alpha > 0."
+                    )
+                else:
+                    scale = float(np.max(np.abs(np.diag(B)), initial=0.0))
+                    advice = (
+                        f"n·alpha is below the round-off of the Gram matrix of X (largest "
+                        f"diagonal entry {scale:.3g}); rescale X or increase alpha."
+                    )
                 raise ValueError(
-                    f"The FKL system K + n·alpha·I + (mu/n)·HLHK is singular at "
-                    f"alpha={self.alpha!r}: the Gram matrix of X is not positive definite "
-                    "(e.g. a linear kernel with more rows than features, or repeated rows); "
-                    "use alpha > 0."
+                    "The FKL system K + n·alpha·I + (mu/n)·HLHK is singular at "
+                    f"alpha={self.alpha!r}: {advice}"
                 ) from error
         if root is not None:
             with np.errstate(over="raise", invalid="raise"):
