@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from fuzz_groups import PARTITION_ARGS, S, bounds, cells_per_axis, partition_setup
 from fuzz_inputs import (
+    INVALID_REALS,
     Arg,
     Case,
     continuous,
@@ -191,7 +192,12 @@ def streaming_ridge_cases(draw):
     params, data = draw(partition_setup(n, n_test, bad, modes=modes))
     params.update(draw(feature_map_params(n, bad)))
     params["alpha"] = draw(
-        positive("alpha", bad == "alpha", extreme=(0.0, 5e-324, 1e-300, 1e300, 1.7e308))
+        positive(
+            "alpha",
+            bad == "alpha",
+            extreme=(0.0, 5e-324, 1e-300, 1e300, 1.7e308),
+            invalid=NEGATIVE_OR_NOT_REAL,
+        )
     )
     params["block_rows"] = draw(
         hyper("block_rows", (1, 3, 4096), (), (0, -1, 2.5, None), bad == "block_rows")
@@ -202,6 +208,8 @@ def streaming_ridge_cases(draw):
 
 
 EXTRAPOLATION_RTOL = 1e-6
+# alpha = 0 is a valid ridge penalty (an extreme one): the invalid values without it
+NEGATIVE_OR_NOT_REAL = tuple(v for v in INVALID_REALS if not (isinstance(v, float) and v == 0.0))
 
 
 def run_streaming_ridge(params, data):

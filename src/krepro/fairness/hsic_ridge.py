@@ -269,7 +269,8 @@ class HSICRidge(RegressorMixin, BaseEstimator):
                     scale = float(np.max(np.abs(np.diag(B)), initial=0.0))
                     advice = (
                         f"n·alpha is below the round-off of the Gram matrix of X (largest "
-                        f"diagonal entry {scale:.3g}); rescale X or increase alpha."
+                        f"diagonal entry {scale:.3g}); rescale X, lower the kernel's degree, gamma "
+                        "or coef0, or increase alpha."
                     )
                 raise ValueError(
                     "The FKL system K + n·alpha·I + (mu/n)·HLHK is singular at "

@@ -246,6 +246,25 @@ class StreamingObliviousRidge(RegressorMixin, BaseEstimator):
         return cells
 
     def _accumulate(self, X, y, S):
+        try:
+            with np.errstate(over="raise", invalid="raise"):
+                self._add_blocks(X, y, S)
+        except FloatingPointError as error:
+            self._overflow(error)
+        sums = self.sums_
+        if not all(
+            np.all(np.isfinite(v)) for v in (sums.gram, sums.cross, sums.cell_sums, sums.shift)
+        ) or not np.isfinite(sums.target_sum + sums.y_shift):
+            self._overflow("a sum is not finite")
+
+    def _overflow(self, error):
+        raise ValueError(
+            f"X, y: the sums of the features of X and of their products with y leave the "
+            f"float64 range ({error}); rescale X or y, or lower the kernel's degree, gamma or "
+            "coef0. The sums of this model are no longer usable: refit it."
+        ) from (error if isinstance(error, BaseException) else None)
+
+    def _add_blocks(self, X, y, S):
         n = X.shape[0]
         cells = self._cells(S, n)
         if self.sums_.shift is None:
@@ -295,7 +314,7 @@ class StreamingObliviousRidge(RegressorMixin, BaseEstimator):
                     advice = (
                         f"alpha is below the round-off of the within-cell scatter of the "
                         f"features of X (largest diagonal entry {scale:.3g}); rescale X, "
-                        "choose a gentler kernel or increase alpha."
+                        "lower the kernel's degree, gamma or coef0, or increase alpha."
                     )
                 raise ValueError(
                     "The ridge system of the oblivious features is singular at "
@@ -402,10 +421,17 @@ class StreamingObliviousRidge(RegressorMixin, BaseEstimator):
             else np.asarray(self.partition_.assign(S), dtype=np.intp)
         )
         # zᵀw = φᵀw − c_{a(s)}ᵀw + meanᵀw: no n × D array of oblivious features
-        cell_terms = np.append(self.cell_means_ @ self.coef_, 0.0)  # index −1: no cell, 0
-        offset = float(self.mean_ @ self.coef_) + self.intercept_
         out = np.empty(X.shape[0])
-        for start in range(0, X.shape[0], self.block_rows):
-            rows = slice(start, min(start + self.block_rows, X.shape[0]))
-            out[rows] = self.feature_map_.transform(X[rows]) @ self.coef_
-        return out - cell_terms[cells] + offset
+        with np.errstate(over="raise", invalid="raise"):
+            try:
+                cell_terms = np.append(self.cell_means_ @ self.coef_, 0.0)  # −1: no cell, 0
+                offset = float(self.mean_ @ self.coef_) + self.intercept_
+                for start in range(0, X.shape[0], self.block_rows):
+                    rows = slice(start, min(start + self.block_rows, X.shape[0]))
+                    out[rows] = self.feature_map_.transform(X[rows]) @ self.coef_
+                return out - cell_terms[cells] + offset
+            except FloatingPointError as error:
+                raise ValueError(
+                    f"X: the predictions leave the float64 range ({error}): the features of "
+                    "X times the coefficients fitted to y overflow; rescale X or y."
+                ) from error
