@@ -26,11 +26,13 @@ from krepro.fairness.conditional import (
 )
 from krepro.fairness.ferm import FERMClassifier, LinearFERM
 from krepro.fairness.ferm_features import FERMFeatures, ferm_projected_gram
+from krepro.fairness.hsic_ridge import HSICRidge
 from krepro.fairness.linear_svc import LinearHingeSVC
 from krepro.fairness.linear_svr import LinearEpsilonSVR
 from krepro.fairness.oblivious import ObliviousFeatures, ObliviousKernel
 from krepro.fairness.oblivious_features import KernelFeatureMap
 from krepro.fairness.ridge import ObliviousRidge
+from krepro.fairness.streaming import StreamingObliviousRidge
 from krepro.kernels import gram
 from krepro.validation import check_kernel_params
 
@@ -345,7 +347,7 @@ def _fit(estimator):
         return estimator.fit(S)
     if isinstance(estimator, (ConditionalMeanEmbedding, DistributedKernelRidge)):
         return estimator.fit(X, y)
-    if isinstance(estimator, ObliviousRidge):
+    if isinstance(estimator, (ObliviousRidge, HSICRidge, StreamingObliviousRidge)):
         return estimator.fit(X, y, sensitive_features=S)
     X, y, s, _ = _binary()
     if isinstance(estimator, (FERMClassifier, LinearFERM, FERMFeatures)):
@@ -372,6 +374,14 @@ BAD_PARAMETERS = [
     (ObliviousRidge, "gamma", -2.0),
     (ObliviousRidge, "mode", "orr"),
     (ObliviousRidge, "estimation_fraction", 1.0),
+    (HSICRidge, "alpha", -0.1),
+    (HSICRidge, "mu", -1.0),
+    (HSICRidge, "sensitive_gamma", 0.0),
+    (HSICRidge, "sensitive_kernel", "poly"),
+    (StreamingObliviousRidge, "alpha", -1.0),
+    (StreamingObliviousRidge, "block_rows", 0),
+    (StreamingObliviousRidge, "gamma", 0.0),
+    (StreamingObliviousRidge, "partition", "cells"),
     (FERMClassifier, "gamma", 0.0),
     (FERMClassifier, "gamma", -1.0),
     (FERMClassifier, "C", 0.0),
@@ -436,6 +446,8 @@ ALL_ESTIMATORS = [
     LinearHingeSVC(),
     LinearEpsilonSVR(),
     ObliviousRidge(),
+    HSICRidge(),
+    StreamingObliviousRidge(n_components=50),
     FERMClassifier(),
     LinearFERM(),
     ConditionalMeanEmbedding(),

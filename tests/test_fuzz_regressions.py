@@ -22,6 +22,7 @@ from krepro.fairness import (
     FERMClassifier,
     FERMFeatures,
     FiniteValuePartition,
+    HSICRidge,
     LinearEpsilonSVR,
     LinearFERM,
     LinearHingeSVC,
@@ -29,6 +30,7 @@ from krepro.fairness import (
     ObliviousKernel,
     ObliviousRidge,
     PartitionConditionalMean,
+    StreamingObliviousRidge,
 )
 
 RNG = np.random.default_rng(0)
@@ -42,6 +44,12 @@ ESTIMATORS = {
     "ObliviousKernel": (lambda: ObliviousKernel(gamma=0.5), False, False),
     "ObliviousFeatures": (lambda: ObliviousFeatures(n_components=4, random_state=0), False, False),
     "ObliviousRidge": (lambda: ObliviousRidge(gamma=0.5), True, False),
+    "HSICRidge": (lambda: HSICRidge(gamma=0.5), True, False),
+    "StreamingObliviousRidge": (
+        lambda: StreamingObliviousRidge(n_components=4, random_state=0),
+        True,
+        False,
+    ),
     "FERMClassifier": (lambda: FERMClassifier(gamma=0.5), True, True),
     "LinearFERM": (LinearFERM, True, True),
     "FERMFeatures": (lambda: FERMFeatures(n_components=4, random_state=0), True, True),
@@ -55,6 +63,7 @@ ESTIMATORS = {
     "ConditionalMeanEmbedding": (ConditionalMeanEmbedding, True, False),
 }
 GROUPED = {"ObliviousKernel", "ObliviousFeatures", "ObliviousRidge", "FERMClassifier"}
+GROUPED |= {"HSICRidge", "StreamingObliviousRidge"}
 GROUPED |= {"LinearFERM", "FERMFeatures"}
 
 

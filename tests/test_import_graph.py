@@ -159,7 +159,7 @@ def test_every_public_estimator_is_importable_from_the_top_level():
         "ObliviousKernel", "ObliviousFeatures", "ObliviousRidge", "FERMClassifier",
         "FERMFeatures", "LinearFERM", "LinearHingeSVC", "LinearEpsilonSVR", "DCM", "FastDCM",
         "DICA", "COIR", "DistributedKernelRidge", "ConditionalMeanEmbedding",
-        "CMEConditionalMean",
+        "CMEConditionalMean", "HSICRidge", "StreamingObliviousRidge",
     ]  # fmt: skip
     for name in names:
         assert name in krepro.__all__, name

@@ -26,6 +26,8 @@ _EXPORTS = {
     "ObliviousKernel": "krepro.fairness.oblivious",
     "ObliviousFeatures": "krepro.fairness.oblivious_features",
     "ObliviousRidge": "krepro.fairness.ridge",
+    "HSICRidge": "krepro.fairness.hsic_ridge",
+    "StreamingObliviousRidge": "krepro.fairness.streaming",
     "FERMClassifier": "krepro.fairness.ferm",
     "LinearFERM": "krepro.fairness.ferm",
     "FERMFeatures": "krepro.fairness.ferm_features",

@@ -30,18 +30,28 @@ r"""Measures of Table 1 and Fig. 3 of the oblivious-data paper (§7.1).
   correlation alone cannot make (a spread that changes with S is uncorrelated with S);
   :func:`distance_correlation_permutations` also returns the permuted values (the level the
   statistic shows under independence).
+* :func:`dependence_report` — the dependence of predictions on a continuous sensitive
+  feature in one call: HSIC with its permutation p-value, the distance correlation, and the
+  spread of the mean prediction over bins of S computed by fairlearn's ``MetricFrame`` (the
+  binned measure practitioners use), as a :class:`DependenceReport`.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass, field
+from numbers import Integral
 
 import numpy as np
+import pandas as pd
 
 from krepro.seeding import as_generator
 
 __all__ = [
+    "BINNINGS",
+    "DependenceReport",
     "beta_dependence",
+    "dependence_report",
     "distance_correlation",
     "distance_correlation_permutations",
     "distance_correlation_test",
@@ -353,3 +363,187 @@ def distance_correlation_test(a, b, *, n_permutations=200, random_state=None):
     )
     exceed = int(np.sum(permuted >= observed - 1e-12))
     return observed, (1 + exceed) / (1 + n_permutations)
+
+
+BINNINGS = ("quantile", "uniform")
+
+
+@dataclass(frozen=True)
+class DependenceReport:
+    """Dependence of predictions on a sensitive feature (:func:`dependence_report`).
+
+    Attributes
+    ----------
+    hsic : float
+        Biased HSIC, Gaussian kernels with median-heuristic bandwidths (:func:`hsic`).
+    hsic_p_value : float
+        Its permutation p-value (:func:`hsic_test`).
+    distance_correlation : float
+        :func:`distance_correlation` (V-statistic), in [0, 1].
+    group_spread : float
+        Largest minus smallest mean prediction over the bins of S (fairlearn's
+        ``MetricFrame(metrics=mean_prediction, ...).difference()``).
+    group_means : pandas.Series
+        Mean prediction per bin (``MetricFrame.by_group``).
+    n_samples : int
+        Rows of the group means; ``n_kernel_samples`` rows entered HSIC and dCor.
+    n_kernel_samples : int
+    n_permutations : int
+    """
+
+    hsic: float
+    hsic_p_value: float
+    distance_correlation: float
+    group_spread: float
+    group_means: pd.Series = field(repr=False, compare=False)
+    n_samples: int
+    n_kernel_samples: int
+    n_permutations: int
+
+    def as_dict(self):
+        """The scalar fields as a dict (``group_means`` left out), e.g. for a table row."""
+        values = asdict(self)
+        values.pop("group_means")
+        return values
+
+
+def _positive_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+    return int(value)
+
+
+def _bins(S, n_bins, binning):
+    """One column of bin labels per column of S: its values when it has at most ``n_bins``
+    distinct ones, else equal-count (``"quantile"``) or equal-width (``"uniform"``) bins."""
+    columns = {}
+    for k in range(S.shape[1]):
+        column = pd.Series(S[:, k])
+        if column.nunique() <= n_bins:
+            labels = column
+        elif binning == "quantile":
+            labels = pd.qcut(column, n_bins, duplicates="drop")
+        else:
+            labels = pd.cut(column, n_bins, include_lowest=True)
+        columns[f"S{k}" if S.shape[1] > 1 else "S"] = labels
+    return pd.DataFrame(columns)
+
+
+def dependence_report(
+    predictions,
+    sensitive_features,
+    *,
+    n_bins=5,
+    binning="quantile",
+    n_permutations=200,
+    max_samples=None,
+    seed=None,
+):
+    r"""HSIC (with a permutation p-value), distance correlation and binned spread of
+    predictions against a continuous sensitive feature.
+
+    * **HSIC**: :math:`n^{-2}\operatorname{tr}(KHLH)` with Gaussian kernels whose widths are
+      the median squared distances (:func:`hsic`; Gretton et al., 2008), and the permutation
+      p-value :math:`(1 + \#\{\mathrm{HSIC}_\pi \ge \mathrm{HSIC}\}) / (1 + B)` over
+      ``n_permutations`` = B permutations of S (:func:`hsic_test`).
+    * **Distance correlation** (Székely, Rizzo and Bakirov, 2007; :func:`distance_correlation`).
+    * **Group spread**: S is cut into ``n_bins`` bins (per column; equal-count ``"quantile"``
+      bins, repeated edges merged, or equal-width ``"uniform"`` bins; a column with at most
+      ``n_bins`` distinct values is grouped by its values) and fairlearn's
+      :class:`~fairlearn.metrics.MetricFrame` with
+      :func:`~fairlearn.metrics.mean_prediction` gives the mean prediction per bin and
+      their range, ``MetricFrame.difference()``: the demographic-parity difference of a
+      regression over binned groups.
+
+    Parameters
+    ----------
+    predictions : array-like of shape (n,)
+        Finite real predictions (scores, probabilities or labels).
+    sensitive_features : array-like of shape (n,) or (n, d)
+        Finite numbers (a continuous S, or coded groups).
+    n_bins : int >= 1, default=5
+        Bins per column of S for the group spread.
+    binning : {"quantile", "uniform"}, default="quantile"
+    n_permutations : int >= 1, default=200
+    max_samples : int >= 2, default=None
+        HSIC and dCor hold n × n matrices: when given and smaller than n, they are computed
+        on a random subsample of this many rows (the group spread always uses all rows).
+    seed : None, int or numpy.random.SeedSequence, default=None
+        Root of the random draws: ``SeedSequence(seed).spawn(2)`` seeds the subsample and
+        the permutations.
+
+    Returns
+    -------
+    DependenceReport
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: lengths differ, non-finite or non-numeric values, fewer than
+        two rows, bad ``n_bins``, ``binning``, ``n_permutations`` or ``max_samples``.
+    ImportError
+        When fairlearn (the ``workflow`` extra) is not installed.
+    """
+    try:
+        from fairlearn.metrics import MetricFrame, mean_prediction
+    except ImportError as error:  # pragma: no cover - fairlearn is in the workflow extra
+        raise ImportError(
+            "dependence_report needs fairlearn for the binned group spread: "
+            "pip install 'krepro[workflow]' (or fairlearn)."
+        ) from error
+    try:
+        values = np.asarray(predictions, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"predictions must be numbers: {error}") from error
+    values = _1d(values, "predictions")
+    try:
+        S = np.asarray(sensitive_features, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"sensitive_features must be numbers: {error}") from error
+    if S.ndim == 1:
+        S = S[:, None]
+    if S.ndim != 2:
+        raise ValueError(f"sensitive_features must be 1-d or 2-d, got shape {S.shape}.")
+    if len(S) != len(values):
+        raise ValueError(
+            f"predictions and sensitive_features must have the same length, got "
+            f"{len(values)} and {len(S)}."
+        )
+    if len(values) < 2:
+        raise ValueError(f"predictions: at least 2 rows are needed, got {len(values)}.")
+    for name, array in (("predictions", values), ("sensitive_features", S)):
+        if not np.all(np.isfinite(array)):
+            raise ValueError(f"{name} must be finite (no NaN or infinity).")
+    n_bins = _positive_int(n_bins, "n_bins")
+    n_permutations = _positive_int(n_permutations, "n_permutations")
+    if binning not in BINNINGS:
+        raise ValueError(f"binning must be one of {BINNINGS}, got {binning!r}.")
+    n = len(values)
+    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    subsample_seed, permutation_seed = root.spawn(2)
+    rows = np.arange(n)
+    if max_samples is not None:
+        max_samples = _positive_int(max_samples, "max_samples")
+        if max_samples < 2:
+            raise ValueError(f"max_samples must be at least 2, got {max_samples}.")
+        if max_samples < n:
+            rows = np.sort(np.random.default_rng(subsample_seed).permutation(n)[:max_samples])
+    statistic, p_value = hsic_test(
+        values[rows], S[rows], n_permutations=n_permutations, random_state=permutation_seed
+    )
+    frame = MetricFrame(
+        metrics=mean_prediction,
+        y_true=values,
+        y_pred=values,
+        sensitive_features=_bins(S, n_bins, binning),
+    )
+    return DependenceReport(
+        hsic=float(statistic),
+        hsic_p_value=float(p_value),
+        distance_correlation=distance_correlation(values[rows], S[rows]),
+        group_spread=float(frame.difference()),
+        group_means=frame.by_group,
+        n_samples=n,
+        n_kernel_samples=len(rows),
+        n_permutations=n_permutations,
+    )

@@ -32,6 +32,8 @@ EXAMPLES = {
     "ObliviousFeatures": 200,
     "KernelFeatureMap": 160,
     "ObliviousRidge": 200,
+    "HSICRidge": 120,
+    "StreamingObliviousRidge": 120,
     "PartitionConditionalMean": 200,
     "FERMClassifier": 160,
     "LinearFERM": 160,

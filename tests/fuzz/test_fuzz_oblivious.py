@@ -1,5 +1,6 @@
 """Fuzzing the oblivious estimators: ObliviousKernel, ObliviousFeatures, KernelFeatureMap,
-ObliviousRidge and PartitionConditionalMean (property: ``fuzz_property.py``)."""
+ObliviousRidge, StreamingObliviousRidge and PartitionConditionalMean (property:
+``fuzz_property.py``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import numpy as np
 import pytest
 from fuzz_groups import PARTITION_ARGS, S, bounds, cells_per_axis, partition_setup
 from fuzz_inputs import (
+    INVALID_REALS,
     Arg,
     Case,
     continuous,
@@ -40,6 +42,7 @@ from krepro.fairness import (
     ObliviousKernel,
     ObliviousRidge,
     PartitionConditionalMean,
+    StreamingObliviousRidge,
 )
 
 pytestmark = pytest.mark.fuzz
@@ -174,6 +177,58 @@ def run_oblivious_ridge(params, data):
 @given(oblivious_ridge_cases())
 def test_oblivious_ridge(case):
     check(run_oblivious_ridge, case)
+
+
+# --------------------------------------------------------------------------------------------
+# StreamingObliviousRidge
+
+
+@st.composite
+def streaming_ridge_cases(draw):
+    n, d, n_test = draw(sizes())
+    names = ("X", "X_test", "y", "alpha", "block_rows", *FEATURE_MAP_ARGS, *PARTITION_ARGS)
+    bad = draw(corrupted(names))
+    modes = ("values", "values", "dyadic", "none")
+    params, data = draw(partition_setup(n, n_test, bad, modes=modes))
+    params.update(draw(feature_map_params(n, bad)))
+    params["alpha"] = draw(
+        positive(
+            "alpha",
+            bad == "alpha",
+            extreme=(0.0, 5e-324, 1e-300, 1e300, 1.7e308),
+            invalid=NEGATIVE_OR_NOT_REAL,
+        )
+    )
+    params["block_rows"] = draw(
+        hyper("block_rows", (1, 3, 4096), (), (0, -1, 2.5, None), bad == "block_rows")
+    )
+    data.update(point_sets(draw, n, d, n_test, bad))
+    data["y"] = draw(targets(n, bad=bad == "y"))
+    return Case(params, data)
+
+
+EXTRAPOLATION_RTOL = 1e-6
+# alpha = 0 is a valid ridge penalty (an extreme one): the invalid values without it
+NEGATIVE_OR_NOT_REAL = tuple(v for v in INVALID_REALS if not (isinstance(v, float) and v == 0.0))
+
+
+def run_streaming_ridge(params, data):
+    model = StreamingObliviousRidge(**params).fit(data["X"], data["y"], sensitive_features=data[S])
+    return model.predict(data["X_test"], sensitive_features=data[f"{S}_test"])
+
+
+@budget("StreamingObliviousRidge")
+@given(streaming_ridge_cases())
+def test_streaming_oblivious_ridge(case):
+    # Predictions are sums φ(x)ᵀw + b that cancel: for test points far outside the scale of
+    # the fit points (X stressed: 1e±300) the features φ(x) are up to 1e8 times the
+    # prediction, so a change in the order BLAS sums them (another layout of X_test) moves
+    # the prediction by 1e8 rounding units.
+    check(
+        run_streaming_ridge,
+        case,
+        layout_rtol=EXTRAPOLATION_RTOL if "X" in case.stress else LAYOUT_RTOL,
+    )
 
 
 # --------------------------------------------------------------------------------------------

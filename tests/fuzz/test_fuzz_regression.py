@@ -1,11 +1,12 @@
-"""Fuzzing the regressions: DistributedKernelRidge, ConditionalMeanEmbedding and
-CMEConditionalMean (property: ``fuzz_property.py``)."""
+"""Fuzzing the regressions: DistributedKernelRidge, ConditionalMeanEmbedding,
+CMEConditionalMean and HSICRidge (property: ``fuzz_property.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from fuzz_inputs import (
+    INVALID_REALS,
     Arg,
     Case,
     continuous,
@@ -26,6 +27,7 @@ from hypothesis import strategies as st
 
 from krepro.cme import CMEConditionalMean, ConditionalMeanEmbedding
 from krepro.distributed import DistributedKernelRidge
+from krepro.fairness.hsic_ridge import HSICRidge
 from krepro.kernels import gram
 
 pytestmark = pytest.mark.fuzz
@@ -165,3 +167,54 @@ def run_cme(params, data):
 @given(cme_cases())
 def test_cme_conditional_mean(case):
     check(run_cme, case)
+
+
+# --------------------------------------------------------------------------------------------
+# HSICRidge
+
+
+# alpha = 0 and mu = 0 are valid: the invalid values without 0
+NEGATIVE_OR_NOT_REAL = tuple(v for v in INVALID_REALS if not (isinstance(v, float) and v == 0.0))
+
+
+@st.composite
+def hsic_ridge_cases(draw):
+    n, d, n_test = draw(sizes())
+    ds = draw(st.integers(1, 2))
+    names = ("X", "X_test", "y", S, "alpha", "mu", "sensitive_gamma", *KERNEL_ARGS)
+    bad = draw(corrupted(names))
+    params = draw(kernel_params(bad))
+    params["alpha"] = draw(
+        positive(
+            "alpha",
+            bad == "alpha",
+            extreme=(0.0, 5e-324, 1e-300, 1e300, 1.7e308),
+            invalid=NEGATIVE_OR_NOT_REAL,
+        )
+    )
+    params["mu"] = draw(
+        hyper(
+            "mu",
+            (0.0, 0.1, 1.0, 10.0),
+            (5e-324, 1e-300, 1e12, 1e300, 1.7e308),
+            NEGATIVE_OR_NOT_REAL,
+            bad == "mu",
+        )
+    )
+    params["sensitive_kernel"] = plain(draw(st.sampled_from(("rbf", "linear"))))
+    params["sensitive_gamma"] = draw(gamma("sensitive_gamma", bad == "sensitive_gamma"))
+    data = point_sets(draw, n, d, n_test, bad)
+    data["y"] = draw(targets(n, bad=bad == "y"))
+    data[S] = draw(continuous(n, ds, bad=bad == S))
+    return Case(params, data)
+
+
+def run_hsic_ridge(params, data):
+    model = HSICRidge(**params).fit(data["X"], data["y"], sensitive_features=data[S])
+    return model.predict(data["X_test"])
+
+
+@budget("HSICRidge")
+@given(hsic_ridge_cases())
+def test_hsic_ridge(case):
+    check(run_hsic_ridge, case)

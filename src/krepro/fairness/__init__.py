@@ -6,6 +6,10 @@
 - :mod:`krepro.fairness.conditional`: partitions and the plug-in estimator of
   :math:`E[\\varphi(X) \\mid S]` (Prop. 6);
 - :mod:`krepro.fairness.ridge`: oblivious ridge regression (ORR, M-ORR, §6.4);
+- :mod:`krepro.fairness.streaming`: ridge regression on oblivious features fitted block by
+  block (one pass, no ``n × D`` feature matrix);
+- :mod:`krepro.fairness.hsic_ridge`: HSIC-penalised kernel ridge regression (fair kernel
+  learning, Pérez-Suay et al. 2017), a peer for continuous sensitive features;
 - :mod:`krepro.fairness.ferm`, :mod:`~krepro.fairness.ferm_dual`,
   :mod:`~krepro.fairness.ferm_features`: FERM (Donini et al. 2018);
 - :mod:`krepro.fairness.linear_svc`, :mod:`~krepro.fairness.linear_svr`: soft-margin SVM and
@@ -24,12 +28,14 @@ _EXPORTS = {
     "FERMClassifier": "krepro.fairness.ferm",
     "LinearFERM": "krepro.fairness.ferm",
     "FERMFeatures": "krepro.fairness.ferm_features",
+    "HSICRidge": "krepro.fairness.hsic_ridge",
     "LinearHingeSVC": "krepro.fairness.linear_svc",
     "LinearEpsilonSVR": "krepro.fairness.linear_svr",
     "ObliviousKernel": "krepro.fairness.oblivious",
     "ObliviousFeatures": "krepro.fairness.oblivious_features",
     "KernelFeatureMap": "krepro.fairness.oblivious_features",
     "ObliviousRidge": "krepro.fairness.ridge",
+    "StreamingObliviousRidge": "krepro.fairness.streaming",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
