@@ -28,10 +28,13 @@ def test_a_study_record_is_complete(name):
     study = STUDIES[name]
     assert study.name == name and study.paper in PAPERS.values()
     assert study.outputs and all(not path.startswith(("/", "results/")) for path in study.outputs)
-    assert all(re.fullmatch(TIME, time) for time in study.run_time), study.run_time
+    assert re.fullmatch(TIME, study.quick_run_time), study.quick_run_time
     assert study.section == f"report/{name}.json"
-    assert "Outputs: results/" in study.description
-    assert re.search(rf"Run time on 2 cores: quick {TIME}, paper {TIME}\.", study.description)
+    described = study.describe(1234.4)
+    assert "Outputs: results/" in described
+    assert f"quick scale about {study.quick_run_time} on 2 cores" in described
+    assert "paper scale 1,234 CPU-s in the committed snapshot's run" in described
+    assert "not in the committed snapshot" in study.describe()
 
 
 @pytest.mark.parametrize("name", list(STUDIES))
@@ -60,7 +63,7 @@ def test_discover_finds_a_new_folder_and_refuses_a_folder_without_a_record(tmp_p
     record = (
         "from krepro.studies import PAPERS, Study\n"
         "STUDY = Study(name={name!r}, paper=PAPERS['cme'], order={order}, summary='s',"
-        " outputs=('tables/x.csv',), run_time=('1 s', '2 s'), jobs={{}})\n"
+        " outputs=('tables/x.csv',), quick_run_time='1 s', jobs={{}})\n"
     )
     write_study(root, "second", record.format(name="second", order=2))
     write_study(root, "first", record.format(name="first", order=1))

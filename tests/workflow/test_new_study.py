@@ -38,7 +38,7 @@ STUDY = Study(
     order=1000,
     summary="Toy: the mean of a standard normal sample is 0.",
     outputs=("tables/toy.csv", "report/toy.md"),
-    run_time=("1 s", "1 s"),
+    quick_run_time="1 s",
     jobs={"draw": "run:draw", "summary": "report:summary"},
 )
 '''

@@ -10,6 +10,7 @@ from krepro.studies import PAPERS, STUDIES
 from krepro.workflow.codedeps import code_digest
 from krepro.workflow.config_checks import check_config
 from krepro.workflow.configuration import check_config_size, coerce_config
+from krepro.workflow.run_times import snapshot_run_times
 
 # Before anything walks the config: a few hundred bytes of YAML aliases can stand for
 # billions of values, which validation (and its error message) would expand.
@@ -150,9 +151,19 @@ def snapshot_inputs(wildcards):
 
 
 def describe_targets():
-    """Every target with what it reproduces, its outputs and run times, one block each."""
+    """Every target with what it reproduces, its outputs and run times, one block each.
+
+    The papers' scale: CPU seconds of the committed snapshot's run (snapshots/paper).
+    """
+    provenance = Path(workflow.basedir) / "snapshots" / "paper" / "provenance.json"
+    cpu = {}
+    if provenance.is_file():
+        rules_dir = Path(workflow.basedir) / "workflow" / "rules"
+        cpu = snapshot_run_times(provenance, rules_dir, STUDIES)["cpu_seconds"]
     described = {
-        name: study.description for name, study in STUDIES.items() if study.target
+        name: study.describe(cpu.get(name))
+        for name, study in STUDIES.items()
+        if study.target
     }
     for name in WORKFLOW_TARGETS:
         described[name] = workflow.get_rule(name).docstring or "(no description)"

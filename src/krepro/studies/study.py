@@ -62,9 +62,11 @@ class Study:
         What it reproduces (the paper's section, table or figure), one paragraph.
     outputs : tuple of str
         The files the target builds, relative to the run's ``results_dir``.
-    run_time : tuple of str
-        Wall-clock time of the target on 2 cores at the quick and the papers' scale
-        (``("20 s", "30 s")``), as the README's table gives it.
+    quick_run_time : str
+        An estimate of the target's wall-clock time on 2 cores at the quick scale
+        (``"20 s"``). The papers' scale is measured, not estimated: :meth:`describe` takes
+        the CPU seconds of the committed snapshot's run
+        (:func:`krepro.workflow.run_times.snapshot_run_times`).
     jobs : mapping of str to str
         Job name to ``"<module>:<function>"`` inside the study's package: the functions the
         workflow's generic script ``workflow/scripts/study_job.py`` calls, each with the job
@@ -81,7 +83,7 @@ class Study:
     order: int
     summary: str
     outputs: tuple[str, ...]
-    run_time: tuple[str, str]
+    quick_run_time: str
     jobs: Mapping[str, str]
     datasets: tuple[str, ...] = ()
     target: bool = True
@@ -96,14 +98,22 @@ class Study:
         """The report section the study writes (JSON, relative to ``results_dir``)."""
         return f"report/{self.name}.json"
 
-    @property
-    def description(self) -> str:
-        """What ``snakemake targets`` prints: summary, outputs, run times."""
-        quick, paper = self.run_time
+    def describe(self, paper_cpu_seconds=None) -> str:
+        """What ``snakemake targets`` prints: summary, outputs, run times.
+
+        ``paper_cpu_seconds``: the target's CPU seconds in the committed paper-scale
+        snapshot (``None``: not in it).
+        """
+        paper = (
+            "not in the committed snapshot"
+            if paper_cpu_seconds is None
+            else f"{paper_cpu_seconds:,.0f} CPU-s in the committed snapshot's run"
+        )
         return (
             f"{self.summary.strip()}\n\n"
             f"Outputs: {', '.join(f'results/{path}' for path in self.outputs)}.\n"
-            f"Run time on 2 cores: quick {quick}, paper {paper}."
+            f"Run time: quick scale about {self.quick_run_time} on 2 cores (estimate); "
+            f"paper scale {paper}."
         )
 
     def entry(self, job: str) -> str:

@@ -25,7 +25,7 @@ STUDY = Study(
         "report/adult.md",
         "report/adult.json",
     ),
-    run_time=("5 min", "25 min"),
+    quick_run_time="1.5 min",
     jobs={"fit": "run:fit", "summary": "report:summary"},
     datasets=("adult",),
 )

@@ -27,7 +27,7 @@ STUDY = Study(
         "figures/adult_full.png",
         "report/adult_full.md",
     ),
-    run_time=("30 s", "2.5 min"),
+    quick_run_time="30 s",
     jobs={
         "select": "run:select",
         "fit": "run:fit",

@@ -14,6 +14,6 @@ STUDY = Study(
     order=60,
     summary="CME note: each claim checked against a closed-form truth.",
     outputs=("tables/cme.csv", "figures/cme.png", "report/cme.md", "report/cme.json"),
-    run_time=("10 s", "15 s"),
+    quick_run_time="10 s",
     jobs={"run": "run:run_job", "summary": "report:summary"},
 )

@@ -13,6 +13,6 @@ STUDY = Study(
     order=50,
     summary="Oblivious data §7.2, Fig. 4a/4b: KRR vs ORR vs M-ORR over the dependence γ.",
     outputs=("tables/ridge.csv", "figures/oblivious_fig4.png", "report/ridge.md"),
-    run_time=("20 s", "30 s"),
+    quick_run_time="20 s",
     jobs={"fit": "run:fit", "summary": "report:summary"},
 )

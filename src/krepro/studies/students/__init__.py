@@ -21,6 +21,6 @@ STUDY = Study(
         "report/students.md",
         "report/students.json",
     ),
-    run_time=("10 s", "20 s"),
+    quick_run_time="10 s",
     jobs={"fit": "run:fit", "summary": "report:summary"},
 )
