@@ -109,12 +109,12 @@ class StreamingObliviousRidge(RegressorMixin, BaseEstimator):
         None when fitted without sensitive features (one group: ``z`` = plain features).
     n_components_ : int
     n_samples_seen_ : int
-    coef_ : ndarray of shape (n_components_,)
+    coef_ : ndarray of shape ``(n_components_,)``
     intercept_ : float
-    cell_means_ : ndarray of shape (n_cells, n_components_)
+    cell_means_ : ndarray of shape ``(n_cells, n_components_)``
         :math:`\hat E[\tilde\varphi(X)|S\in A_a]` (a zero row for an empty cell).
     cell_counts_ : ndarray of shape (n_cells,)
-    mean_ : ndarray of shape (n_components_,)
+    mean_ : ndarray of shape ``(n_components_,)``
         :math:`\hat E[\tilde\varphi(X)]`.
     sums_ : SimpleNamespace
         The running sums (around the shifts ``shift``, ``y_shift``): ``gram`` (upper
