@@ -6,9 +6,9 @@ workflow/scripts/study_job.py, and its digest adds the job's module (``job_code`
 ``script_code`` in workflow/rules/common.smk, krepro.workflow.codedeps). A copy of the
 repository runs the ``illustration`` and ``ridge`` targets on the tiny config; then one
 module of the copy is edited. ``snakemake -n`` must schedule exactly the jobs whose script
-imports it and the jobs downstream of them, and each rule, dry run alone on its own outputs
-(``--allowed-rules``, so that an upstream rerun does not mask its own reason), must report
-"Params have changed" exactly when its script imports the module.
+imports it and the jobs downstream of them, and ``snakemake --summary`` must give the status
+"params changed" to the outputs of exactly the rules whose script imports it (each output's
+recorded params against its rule's params now: an upstream rerun does not mask it).
 """
 
 from __future__ import annotations
@@ -63,6 +63,19 @@ def rule_outputs(summary: str) -> dict[str, list[str]]:
         if len(fields) >= 3 and fields[0].startswith("results/"):
             outputs.setdefault(fields[2], []).append(fields[0])
     return outputs
+
+
+def output_statuses(summary: str) -> dict[str, tuple[str, str]]:
+    """{output file: (rule, status)} from ``snakemake --summary`` (its header names the
+    columns)."""
+    lines = [line.split("\t") for line in summary.splitlines() if "\t" in line]
+    header = next(fields for fields in lines if fields[0] == "output_file")
+    rule, status = header.index("rule"), header.index("status")
+    return {
+        fields[0]: (fields[rule], fields[status])
+        for fields in lines
+        if fields[0].startswith("results/")
+    }
 
 
 def rule_dependencies() -> dict[str, list[Path]]:
@@ -139,14 +152,13 @@ def test_editing_a_module_reruns_exactly_its_dependent_jobs(copied_run, module):
         path.write_bytes(original + b"\n# edited\n")
         out = ok(run_copy(repo, workdir, "-n"))
         assert set(job_stats(out)) == SCHEDULED[module], out
-        changed = set()
-        for rule, files in outputs.items():
-            alone = ok(run_copy(repo, workdir, "-n", "--allowed-rules", rule, targets=files))
-            if "Params have changed" in alone:
-                changed.add(rule)
-            else:
-                assert "Nothing to be done" in alone, alone
-        assert changed == DIRECT[module]
+        # each output's status, its rule's own params against those recorded with it (an
+        # upstream rerun does not mask it): "params changed" or "ok"
+        statuses = output_statuses(ok(run_copy(repo, workdir, "--summary")))
+        changed = {rule for rule, status in statuses.values() if status == "params changed"}
+        assert changed == DIRECT[module], statuses
+        assert {status for _, status in statuses.values()} <= {"params changed", "ok"}
+        assert {rule for rule, _ in statuses.values()} == set(outputs)
     finally:
         path.write_bytes(original)
     # a revert, or a new modification time alone, reruns nothing
