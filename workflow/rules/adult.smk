@@ -50,7 +50,6 @@ rule adult_fit:
 rule adult_summary:
     input:
         runs=ADULT_RUNS,
-        reference=PAPER_REFERENCE,
     output:
         runs=results("adult/adult.csv"),
         table=report(
@@ -77,6 +76,7 @@ rule adult_summary:
         mem_mb=500,
         runtime=5,
     params:
+        reference=reference_section("oblivious", "adult"),
         primary_protocol=ADULT["primary_protocol"],
         primary_grid=ADULT["primary_grid"],
         variants=ADULT.get("variants", {}),

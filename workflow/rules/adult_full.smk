@@ -106,7 +106,6 @@ rule adult_full_summary:
         ),
         sweep=results("adult_full/sweep.json"),
         selection=results("adult_full/selection.json"),
-        reference=PAPER_REFERENCE,
     output:
         runs=results("adult_full/adult_full.csv"),
         table=report(
@@ -137,6 +136,7 @@ rule adult_full_summary:
         mem_mb=1000,
         runtime=5,
     params:
+        reference=reference_section("oblivious"),
         settings=ADULT_FULL,
         methods=ADULT_FULL["methods"],
         seed=config["seed"],

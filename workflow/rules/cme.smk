@@ -41,7 +41,6 @@ rule cme_summary:
         query=results("cme/query.csv"),
         curves=results("cme/curves.csv"),
         weights=results("cme/weights.csv"),
-        reference=PAPER_REFERENCE,
     output:
         figure=report(
             results("figures/cme.png"),
@@ -60,6 +59,7 @@ rule cme_summary:
         mem_mb=1000,
         runtime=5,
     params:
+        reference=reference_section("cme"),
         scale=config["scale"],
         entry=job_entry("cme", "summary"),
         code=job_code("cme", "summary"),

@@ -33,7 +33,6 @@ rule cme_oblivious_fit:
 rule cme_oblivious_summary:
     input:
         runs=CME_OBLIVIOUS_RUNS,
-        reference=PAPER_REFERENCE,
     output:
         runs=results("cme_oblivious/cme_oblivious.csv"),
         table=report(
@@ -58,6 +57,7 @@ rule cme_oblivious_summary:
         mem_mb=1000,
         runtime=5,
     params:
+        reference=reference_section("cme", "oblivious_features"),
         scale=config["scale"],
         entry=job_entry("cme_oblivious", "summary"),
         code=job_code("cme_oblivious", "summary"),

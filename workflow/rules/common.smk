@@ -7,6 +7,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from krepro.studies import PAPERS, STUDIES
+from krepro.studies.verdicts import paper_reference
 from krepro.workflow.codedeps import code_digest
 from krepro.workflow.config_checks import check_config
 from krepro.workflow.configuration import check_config_size, coerce_config
@@ -24,6 +25,14 @@ check_config(config)
 # The papers' numbers live with the code, not in the working directory, so that a run with
 # --directory elsewhere still compares against them.
 PAPER_REFERENCE = str(Path(workflow.basedir) / "config" / "paper_reference.yaml")
+
+
+def reference_section(*keys):
+    """One block of config/paper_reference.yaml, a `params:` value of a study's summary: an
+    edit to the block reruns that summary (params trigger), an edit elsewhere in the file
+    reruns nothing of it."""
+    return paper_reference(PAPER_REFERENCE, *keys)
+
 
 # Every output of a run lies under results_dir (config: `results` for the quick scale,
 # `results/paper` for the papers'), with the run's logs and benchmark records, so that the

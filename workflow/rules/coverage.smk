@@ -67,7 +67,6 @@ rule coverage_shard:
 rule coverage_summary:
     input:
         shards=COVERAGE_SHARDS,
-        reference=PAPER_REFERENCE,
     output:
         runs=results("coverage/repetitions.csv"),
         table=report(
@@ -107,6 +106,7 @@ rule coverage_summary:
         mem_mb=2000,
         runtime=10,
     params:
+        reference=reference_section("coverage"),
         confidence_level=COVERAGE["confidence_level"],
         subsets=COVERAGE["subsets"],
         primary_variant=COVERAGE["primary_variant"],

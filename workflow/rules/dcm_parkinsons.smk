@@ -93,7 +93,6 @@ if len(DCM_PARK["centring"]) > 1 and DCM_PARK_PAIRED > 0:
 rule dcm_parkinsons_summary:
     input:
         runs=DCM_PARK_RUNS,
-        reference=PAPER_REFERENCE,
     output:
         runs=results("dcm_parkinsons/dcm_parkinsons.csv"),
         table=report(
@@ -124,6 +123,7 @@ rule dcm_parkinsons_summary:
         mem_mb=1000,
         runtime=5,
     params:
+        reference=reference_section("dcm", "parkinsons"),
         scale=config["scale"],
         primary=DCM_PARK["primary"],
         entry=job_entry("dcm_parkinsons", "summary"),

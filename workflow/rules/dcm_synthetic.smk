@@ -86,7 +86,6 @@ rule dcm_synthetic_summary:
     input:
         runs=DCM_SYN_RUNS,
         projections=results("dcm_synthetic/fig2_projections.csv"),
-        reference=PAPER_REFERENCE,
     output:
         runs=results("dcm_synthetic/dcm_synthetic.csv"),
         table=report(
@@ -112,6 +111,7 @@ rule dcm_synthetic_summary:
         mem_mb=1000,
         runtime=5,
     params:
+        reference=reference_section("dcm", "synthetic"),
         scale=config["scale"],
         primary=DCM_SYN["primary"],
         entry=job_entry("dcm_synthetic", "summary"),

@@ -29,7 +29,6 @@ rule illustration_summary:
         points=results("illustration/points.csv"),
         dependence=results("illustration/dependence.csv"),
         summary=results("tables/illustration.csv"),
-        reference=PAPER_REFERENCE,
     output:
         figure=report(
             results("figures/oblivious_fig2.png"),
@@ -48,6 +47,7 @@ rule illustration_summary:
         mem_mb=1000,
         runtime=5,
     params:
+        reference=reference_section("oblivious", "illustration"),
         scale=config["scale"],
         entry=job_entry("illustration", "summary"),
         code=job_code("illustration", "summary"),

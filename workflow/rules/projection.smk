@@ -34,7 +34,6 @@ rule projection_summary:
             results("projection/runs/gamma-{gamma}.json"),
             gamma=[f"{g:g}" for g in PROJECTION["gammas"]],
         ),
-        reference=PAPER_REFERENCE,
     output:
         runs=results("projection/projection.csv"),
         table=report(
@@ -59,6 +58,7 @@ rule projection_summary:
         mem_mb=1000,
         runtime=5,
     params:
+        reference=reference_section("oblivious", "projection"),
         settings=PROJECTION,
         scale=config["scale"],
         entry=job_entry("projection", "summary"),

@@ -57,7 +57,6 @@ rule rates_summary:
     input:
         runs=expand(results("rates/runs/{setting}.json"), setting=RATES_SETTINGS),
         gram_cost=results("rates/gram_cost.json"),
-        reference=PAPER_REFERENCE,
     output:
         runs=results("rates/rates.csv"),
         errors=results("rates/errors.csv"),
@@ -84,6 +83,7 @@ rule rates_summary:
         mem_mb=1000,
         runtime=5,
     params:
+        reference=reference_section("oblivious", "rates"),
         seed=config["seed"],
         settings=RATES,
         scale=config["scale"],

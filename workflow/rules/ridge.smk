@@ -40,7 +40,6 @@ rule ridge_fit:
 rule ridge_summary:
     input:
         runs=RIDGE_RUNS,
-        reference=PAPER_REFERENCE,
     output:
         runs=results("ridge/ridge.csv"),
         table=results("tables/ridge.csv"),
@@ -62,6 +61,7 @@ rule ridge_summary:
         mem_mb=1000,
         runtime=5,
     params:
+        reference=reference_section("oblivious", "ridge"),
         settings=RIDGE,
         scale=config["scale"],
         entry=job_entry("ridge", "summary"),

@@ -51,7 +51,6 @@ rule students_fit:
 rule students_summary:
     input:
         runs=STUDENTS_RUNS,
-        reference=PAPER_REFERENCE,
     output:
         runs=results("students/students.csv"),
         table=report(
@@ -76,6 +75,7 @@ rule students_summary:
         mem_mb=1000,
         runtime=5,
     params:
+        reference=reference_section("oblivious", "students"),
         readings=STUDENTS_READINGS,
         primary_reading=STUDENTS_PRIMARY,
         c_selections=STUDENTS["c_selections"],

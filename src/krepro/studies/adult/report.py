@@ -55,7 +55,6 @@ from krepro.studies.verdicts import (
     Section,
     claim_verdict,
     judgement_detail,
-    paper_reference,
 )
 from krepro.workflow.records import atomic_write_text, read_records
 
@@ -621,7 +620,7 @@ def summary(job, log):
     atomic_write_text(out.markdown, adult_table1_markdown(table))
     atomic_write_text(out.latex, adult_table1_latex(table))
     runs = pd.read_csv(out.runs)
-    reference = paper_reference(job.input.reference, "oblivious", "adult")
+    reference = job.params.reference
     paper = {e["method"]: (e["mean_prediction_error"], e["deo"]) for e in reference["table1"]}
     plot_adult_table1(per_split(runs), out.figure, paper=paper)
 

@@ -38,7 +38,6 @@ from krepro.studies.verdicts import (
     REPRODUCED,
     Section,
     claim_verdict,
-    paper_reference,
 )
 from krepro.workflow.records import atomic_write_text, read_records
 
@@ -439,7 +438,7 @@ def summary(job, log):
 
     plot_adult_full(pd.read_csv(out.table), pd.read_csv(out.sweep), out.figure)
 
-    reference = paper_reference(inp.reference, PAPER)
+    reference = job.params.reference
     (selection,) = read_records([inp.selection])
     section = adult_full_section(
         pd.read_csv(out.table),

@@ -26,7 +26,6 @@ from krepro.studies.verdicts import (
     Section,
     claim_verdict,
     judgement_detail,
-    paper_reference,
 )
 
 __all__ = ["CHECKS", "cme_section", "cme_verdicts", "summary"]
@@ -341,7 +340,7 @@ def summary(job, log):
     frames = [pd.read_csv(path) for path in (inp.table, inp.sample, inp.query, inp.curves)]
     plot_cme(*frames, pd.read_csv(inp.weights), job.output.figure)
 
-    reference = paper_reference(inp.reference, "cme")
+    reference = job.params.reference
     section = cme_section(
         pd.read_csv(inp.table),
         pd.read_csv(inp.claims),

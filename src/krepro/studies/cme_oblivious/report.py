@@ -26,7 +26,6 @@ from krepro.studies.verdicts import (
     Section,
     claim_verdict,
     judgement_detail,
-    paper_reference,
 )
 from krepro.workflow.records import atomic_write_text, read_records
 
@@ -275,7 +274,7 @@ def summary(job, log):
 
     plot_cme_oblivious(pd.read_csv(out.table), out.figure)
 
-    reference = paper_reference(job.input.reference, "cme", "oblivious_features")
+    reference = job.params.reference
     section = cme_oblivious_section(
         pd.read_csv(out.table), pd.read_csv(out.runs), reference, scale=job.params.scale
     )

@@ -69,7 +69,6 @@ from krepro.studies.verdicts import (
     Section,
     claim_verdict,
     judgement_detail,
-    paper_reference,
 )
 from krepro.workflow.records import atomic_write_text
 
@@ -695,7 +694,7 @@ def summary(job, log):
     plot_coverage(table, out.lines, variant, nominal)
     plot_rmse(table, out.rmse, variant)
 
-    reference = paper_reference(job.input.reference, "coverage")
+    reference = job.params.reference
     section = coverage_section(
         pd.read_csv(out.table),
         pd.read_csv(out.runs),

@@ -43,7 +43,6 @@ from krepro.studies.verdicts import (
     Section,
     claim_verdict,
     judgement_detail,
-    paper_reference,
 )
 from krepro.workflow.records import atomic_write_text, read_records
 
@@ -388,7 +387,7 @@ def summary(job, log):
 
     plot_nystrom(pd.read_csv(out.sweep), pd.read_csv(out.table), out.figure)
 
-    reference = paper_reference(job.input.reference, "dcm", "parkinsons")
+    reference = job.params.reference
     section = parkinsons_section(
         pd.read_csv(out.table),
         pd.read_csv(out.runs),

@@ -37,7 +37,6 @@ from krepro.studies.verdicts import (
     Section,
     claim_verdict,
     judgement_detail,
-    paper_reference,
 )
 from krepro.workflow.records import atomic_write_text, read_records
 
@@ -321,7 +320,7 @@ def summary(job, log):
 
     plot_fig2(pd.read_csv(job.input.projections), out.figure)
 
-    reference = paper_reference(job.input.reference, "dcm", "synthetic")
+    reference = job.params.reference
     section = synthetic_section(
         pd.read_csv(out.table),
         pd.read_csv(out.runs),

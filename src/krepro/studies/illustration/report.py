@@ -26,7 +26,6 @@ from krepro.studies.verdicts import (
     Section,
     claim_verdict,
     judgement_detail,
-    paper_reference,
 )
 
 __all__ = ["dependence_ratios", "illustration_section", "summary"]
@@ -227,7 +226,7 @@ def summary(job, log):
     dependence on S of h(X) and of ⟨h, Z⟩."""
     plot_illustration(pd.read_csv(job.input.points), job.output.figure)
 
-    reference = paper_reference(job.input.reference, "oblivious", "illustration")
+    reference = job.params.reference
     section = illustration_section(
         pd.read_csv(job.input.dependence),
         pd.read_csv(job.input.summary),

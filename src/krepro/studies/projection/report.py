@@ -38,7 +38,6 @@ from krepro.studies.verdicts import (
     Section,
     claim_verdict,
     judgement_detail,
-    paper_reference,
 )
 from krepro.workflow.records import atomic_write_text, read_records
 
@@ -255,7 +254,7 @@ def summary(job, log):
 
     plot_projection(pd.read_csv(out.table), out.figure)
 
-    reference = paper_reference(job.input.reference, "oblivious", "projection")
+    reference = job.params.reference
     section = projection_section(
         pd.read_csv(out.table),
         pd.read_csv(out.runs),

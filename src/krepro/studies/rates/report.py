@@ -26,7 +26,6 @@ from krepro.studies.verdicts import (
     Section,
     claim_verdict,
     judgement_detail,
-    paper_reference,
 )
 from krepro.workflow.records import atomic_write_text, read_records
 
@@ -353,7 +352,7 @@ def summary(job, log):
 
     plot_rates(pd.read_csv(out.errors), pd.read_csv(out.table), out.figure)
 
-    reference = paper_reference(job.input.reference, "oblivious", "rates")
+    reference = job.params.reference
     section = rates_section(
         pd.read_csv(out.table),
         pd.read_csv(out.errors),

@@ -24,7 +24,6 @@ from krepro.studies.verdicts import (
     Section,
     claim_verdict,
     judgement_detail,
-    paper_reference,
 )
 from krepro.workflow.records import atomic_write_text, read_records
 
@@ -391,7 +390,7 @@ def summary(job, log):
     written = (out.table, out.best_constant, out.runs)
     plot_ridge(*map(pd.read_csv, written), out.figure)
 
-    reference = paper_reference(job.input.reference, "oblivious", "ridge")
+    reference = job.params.reference
     table, constants, runs = map(pd.read_csv, written)
     section = ridge_section(table, runs, constants, reference, settings, scale=job.params.scale)
     write_section(section, out.json, out.md)

@@ -35,7 +35,6 @@ from krepro.studies.verdicts import (
     Section,
     claim_verdict,
     judgement_detail,
-    paper_reference,
 )
 from krepro.workflow.records import atomic_write_text, read_records
 
@@ -366,7 +365,7 @@ def summary(job, log):
 
     plot_students(pd.read_csv(out.runs), pd.read_csv(out.table), out.figure, params.readings)
 
-    reference = paper_reference(job.input.reference, "oblivious", "students")
+    reference = job.params.reference
     section = students_section(
         pd.read_csv(out.table),
         pd.read_csv(out.runs),
