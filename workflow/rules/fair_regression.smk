@@ -13,7 +13,11 @@ wildcard_constraints:
 
 rule fair_regression_fit:
     input:
-        unpack(lambda wildcards: FAIR_REGRESSION_DATA.get(wildcards.fair_regression_dataset, {})),
+        unpack(
+            lambda wildcards: FAIR_REGRESSION_DATA.get(
+                wildcards.fair_regression_dataset, {}
+            )
+        ),
     output:
         results("fair_regression/runs/{fair_regression_dataset}.json"),
     log:

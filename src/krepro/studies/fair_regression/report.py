@@ -18,7 +18,6 @@ from krepro.studies.claims import (
     judge_claim,
     judge_parts,
     judge_settings,
-    member_word,
     stability_seed,
 )
 from krepro.studies.fair_regression.figures import plot_fair_regression
@@ -154,11 +153,7 @@ def _peer_verdict(runs, reference, claim_id, estimator, scale):
 
 def _truth_verdict(runs, reference, estimator, scale):
     claim = reference["claims"]["conditional_mean_recovered"]
-    synthetic = (
-        runs[(runs["dataset"] == "synthetic")]
-        .drop_duplicates("split")
-        .sort_values("split")
-    )
+    synthetic = runs[(runs["dataset"] == "synthetic")].drop_duplicates("split").sort_values("split")
     blind = synthetic["truth_error_blind"].to_numpy(float)
     own = synthetic[f"truth_error_{estimator}"].to_numpy(float)
     values = np.log(blind / own)

@@ -64,7 +64,6 @@ from sklearn.linear_model import Ridge
 
 from krepro.cme import CMEConditionalMean
 from krepro.data.fair_regression import (
-    SensitiveRegression,
     gaussian_shift_sample,
     load_adult_age,
     load_diabetes_age,
@@ -152,9 +151,7 @@ def draw_split(dataset, data, settings, rng):
         model = {k: own[k] for k in ("d", "shift", "shifted_axes", "sd", "s_effect", "noise_sd")}
         train = gaussian_shift_sample(rng, own["n_train"], **model)
         test = gaussian_shift_sample(rng, own["n_test"], **model)
-        return Split(
-            train.X, train.y, train.S, test.X, test.y, test.S, (0.0, 1.0)
-        ), train
+        return Split(train.X, train.y, train.S, test.X, test.y, test.S, (0.0, 1.0)), train
     bounds = (float(data.S.min()), float(data.S.max()) + 1e-9)
     if dataset == "parkinsons":
         mask = subject_split(data.groups, own["n_train_subjects"], rng)
@@ -225,7 +222,7 @@ def bounded_group_loss(loss, upper_bound):
 
 
 class ArraySquareLoss:
-    """fairlearn's :class:`~fairlearn.reductions.SquareLoss` on numpy arrays:
+    r"""fairlearn's :class:`~fairlearn.reductions.SquareLoss` on numpy arrays:
     :math:`(\mathrm{clip}(y) - \mathrm{clip}(\hat y))^2` with both clipped to
     ``[min_val, max_val]`` (fairlearn's clips pandas Series, whose overhead dominates a
     reduction on a few thousand rows)."""
@@ -236,7 +233,8 @@ class ArraySquareLoss:
 
     def eval(self, y_true, y_pred):
         low, high = self.min_val, self.max_val
-        return (np.clip(np.asarray(y_true), low, high) - np.clip(np.asarray(y_pred), low, high)) ** 2
+        clipped_true = np.clip(np.asarray(y_true), low, high)
+        return (clipped_true - np.clip(np.asarray(y_pred), low, high)) ** 2
 
 
 def _eg_predict(model, X):
@@ -461,8 +459,8 @@ def run_split(dataset, data, settings, *, seed, split_index):
             }
         )
     if synthetic_train is not None:
-        truth = truth_errors(synthetic_train, settings, generator(seed, "fair_regression",
-                                                                  "truth", split_index))  # fmt: skip
+        rng_truth = generator(seed, "fair_regression", "truth", split_index)
+        truth = truth_errors(synthetic_train, settings, rng_truth)
         for record in records:
             record.update(truth)
     return records
