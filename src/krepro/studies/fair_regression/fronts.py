@@ -11,6 +11,7 @@ __all__ = [
     "MEASURES",
     "aggregate",
     "dependence_at_error",
+    "matched_setting",
     "paired_log_ratios",
     "pareto_front",
 ]
@@ -94,6 +95,34 @@ def dependence_at_error(error, dependence, level):
     dependence = np.asarray(dependence, dtype=float)
     within = error <= level
     return float(dependence[within].min()) if within.any() else float("nan")
+
+
+def matched_setting(runs, dataset, method, level):
+    """The largest parameter of ``method`` whose mean error over the splits is at most
+    ``level`` (the smallest parameter when none is), and whether one is.
+
+    For the oblivious ridge the parameter is t, so this is the most oblivious setting that is
+    as accurate as ``level``: the method read "at that error". Only errors are read.
+
+    Returns
+    -------
+    parameter : float
+    matched : bool
+        False when no setting reaches ``level`` (the smallest parameter is returned).
+
+    Raises
+    ------
+    ValueError
+        When the method has no records for the data set.
+    """
+    part = runs[(runs["dataset"] == dataset) & (runs["method"] == method)]
+    if part.empty:
+        raise ValueError(f"{dataset}: no records of method {method!r}.")
+    errors = part.groupby("parameter")["error"].mean()
+    within = errors[errors <= level]
+    if within.empty:
+        return float(errors.index.min()), False
+    return float(within.index.max()), True
 
 
 def paired_log_ratios(runs, dataset, numerator, denominator, measure):
