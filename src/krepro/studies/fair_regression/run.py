@@ -247,13 +247,14 @@ def _eg_predict(model, X):
     return predictions @ (weights[keep] / weights[keep].sum())
 
 
-def _oblivious_features(split, settings, estimator, rng):
-    """Plain and oblivious Nyström features of the training and test rows."""
+def _oblivious_features(split, settings, estimator, landmark_seed):
+    """Plain and oblivious Nyström features of the training and test rows (the landmarks
+    drawn with ``landmark_seed``: the same for both estimators)."""
     common = {
         "kernel": "rbf",
         "gamma": settings["_gamma"],
         "n_components": min(settings["n_components"], len(split.y_train)),
-        "random_state": int(rng.integers(2**31 - 1)),
+        "random_state": landmark_seed,
     }
     if estimator == "partition":
         features = ObliviousFeatures(
@@ -303,10 +304,10 @@ def _fits(split, settings, rng):
         start = time.process_time()
         yield "krr", float(value), krr(float(value)), time.process_time() - start
 
-    plain = None
+    plain, landmark_seed = None, int(rng.integers(2**31 - 1))
     for estimator in ("partition", "cme"):
         start = time.process_time()
-        mapped = _oblivious_features(split, settings, estimator, rng)
+        mapped = _oblivious_features(split, settings, estimator, landmark_seed)
         shared = time.process_time() - start
         plain = mapped["train"][0], mapped["test"][0]
         for t in sweeps["oblivious"]:
