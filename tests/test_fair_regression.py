@@ -25,6 +25,7 @@ from krepro.studies.fair_regression.report import (
 )
 from krepro.studies.fair_regression.run import (
     ArraySquareLoss,
+    _empty_cells_unadjusted,
     bounded_group_loss,
     partial_oblivious,
     truth_errors,
@@ -211,6 +212,18 @@ def test_partial_oblivious_interpolates_and_checks_t():
     assert partial_oblivious(plain, oblivious, 0.25) == pytest.approx(np.full((3, 2), 0.25))
     with pytest.raises(ValueError, match="t must lie in"):
         partial_oblivious(plain, oblivious, 1.5)
+
+
+def test_rows_in_empty_cells_keep_their_plain_features():
+    from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean
+
+    estimator = PartitionConditionalMean(DyadicPartition(0.0, 1.0, cells_per_axis=4))
+    estimator.fit(np.array([[0.1], [0.2], [0.6]]))  # cells 0 and 2 filled, 1 and 3 empty
+    S = np.array([0.15, 0.3, 0.65, 0.9])
+    plain, oblivious = np.zeros((4, 2)), np.ones((4, 2))
+    kept = _empty_cells_unadjusted(estimator, S, plain, oblivious)
+    assert kept[:, 0].tolist() == [1.0, 0.0, 1.0, 0.0]
+    assert oblivious.min() == 1.0  # the input is not modified
 
 
 def test_vectorised_bounded_group_loss_has_fairlearns_weights():

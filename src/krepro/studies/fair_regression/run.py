@@ -27,7 +27,9 @@ Methods and their swept parameter (:data:`METHODS`):
     :math:`E\tilde\varphi(X) + (1 - t)(E[\tilde\varphi(X)\mid S] - E\tilde\varphi(X))`: its
     dependence on S, measured in the feature space, shrinks linearly to 0, which is why this
     interpolation is the natural one-parameter family between KRR and the oblivious fit. The
-    conditional means are estimated on the training rows themselves.
+    conditional means are estimated on the training rows themselves; a row whose S falls in
+    a partition cell without training rows keeps its plain features
+    (:func:`_empty_cells_unadjusted`).
 ``correlation_remover``
     fairlearn's :class:`~fairlearn.preprocessing.CorrelationRemover` (S removed linearly
     from X, strength α) followed by KRR at λ; parameter α.
@@ -277,11 +279,31 @@ def _oblivious_features(split, settings, estimator, landmark_seed):
     mapped = {}
     for side in ("train", "test"):
         X, S = getattr(split, f"X_{side}"), getattr(split, f"S_{side}")
-        mapped[side] = (
+        plain, oblivious = (
             features.feature_map_.transform(X),
             features.transform(X, sensitive_features=S),
         )
+        if estimator == "partition":
+            oblivious = _empty_cells_unadjusted(features.conditional_mean_, S, plain, oblivious)
+        mapped[side] = plain, oblivious
     return mapped
+
+
+def _empty_cells_unadjusted(conditional_mean, S, plain, oblivious):
+    r"""Rows whose S falls in a cell without training rows keep their plain features.
+
+    The plug-in estimate of an empty cell is the zero element, which would move such rows by
+    :math:`+\hat E\tilde\varphi(X)`; with a continuous S split by subject (Parkinson's: 42
+    ages over 8 cells) a test subject's age can fall in an empty cell. Using the overall mean
+    there (no adjustment) is the estimate that ignores S where nothing is known about it.
+    """
+    cells = conditional_mean.cell_of(S[:, None])
+    empty = (cells >= 0) & (conditional_mean.cell_counts_[np.maximum(cells, 0)] == 0)
+    if not empty.any():
+        return oblivious
+    oblivious = oblivious.copy()
+    oblivious[empty] = plain[empty]
+    return oblivious
 
 
 def _fits(split, settings, rng):
