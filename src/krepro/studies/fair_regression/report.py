@@ -2,10 +2,12 @@
 extension claims and the ground-truth check; the summary job.
 
 The claims (``oblivious.fair_regression`` of ``config/paper_reference.yaml``, kind
-``extension`` and ``sanity check``) are judged with :mod:`krepro.studies.claims`: each
-compares two fits at the settings the claim states, paired over the random splits, with the
-data sets as the family (Holm within each part). Readings: the estimator of
-E[φ(X)|S] in the oblivious features, the paper's partition (primary) or the CME.
+``extension`` and ``sanity check``) are judged with :mod:`krepro.studies.claims`. The two
+extension claims compare the HSIC of the oblivious ridge with a fairlearn peer at the
+peer's strongest setting, the oblivious fit read at the peer's error (the largest t whose
+mean error is no larger: :func:`claim_settings`), paired over the random splits, with the
+data sets as the family (Holm). Readings: the estimator of E[φ(X)|S] in the oblivious
+features, the paper's partition (primary) or the CME.
 """
 
 from __future__ import annotations
