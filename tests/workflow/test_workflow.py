@@ -246,6 +246,7 @@ def expected_job_counts(config: dict) -> dict[str, int]:
         * len(config["adult"]["run_grids"])
         * config["adult"]["n_splits"],
         "adult_full_fit": len(config["adult_full"]["methods"]),
+        "fair_regression_fit": len(config["fair_regression"]["datasets"]),
     }
 
 
@@ -340,7 +341,13 @@ def test_tiny_run_outputs(tiny_run, tiny):
     for path in OUTPUTS:
         assert (tiny_run / path).is_file(), f"missing {path}"
         assert (tiny_run / path).stat().st_size > 0, f"empty {path}"
-    figures = ("oblivious_fig2.png", "oblivious_fig4.png", "cme.png", "cme_oblivious.png")
+    figures = (
+        "oblivious_fig2.png",
+        "oblivious_fig4.png",
+        "cme.png",
+        "cme_oblivious.png",
+        "fair_regression.png",
+    )
     for figure in (*figures, "coverage_fig1.png", "coverage_fig1_lines.png", "coverage_rmse.png"):
         assert (tiny_run / "results/figures" / figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

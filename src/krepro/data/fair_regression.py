@@ -12,6 +12,9 @@ r"""Regression data with a continuous sensitive feature, for fair regression.
   total (or motor) UPDRS, the 16 voice measures as features, S = age; age is a property of
   the subject (constant over a subject's recordings), so splits are by subject
   (:func:`krepro.data.parkinsons.subject_split`) and S takes at most 42 values.
+* :func:`load_adult_age` — UCI Adult (Kohavi 1996) as a classification case with a
+  continuous S: target 1{income > 50K}, S = age in years, the other 13 attributes as
+  features (nominal ones one-hot).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from krepro.data.parkinsons import FEATURES, TARGETS, load_parkinsons
 __all__ = [
     "SensitiveRegression",
     "gaussian_shift_sample",
+    "load_adult_age",
     "load_diabetes_age",
     "load_parkinsons_age",
     "true_conditional_embedding",
@@ -209,4 +213,40 @@ def load_parkinsons_age(path, *, target="total", verify=True):
         S=frame["age"].to_numpy(dtype=float),
         feature_names=FEATURES,
         groups=data.subject,
+    )
+
+
+def load_adult_age(path, *, verify=True):
+    """UCI Adult's ``adult.data`` with S = age: income > 50K as a 0/1 target.
+
+    Rows with a missing value (``?``) are dropped, as in :mod:`krepro.data.adult`. The
+    features are the four numeric attributes other than age (``fnlwgt``, ``education-num``,
+    ``capital-gain``, ``capital-loss``, ``hours-per-week``) and the nominal ones one-hot
+    encoded with the categories of the whole file (gender among them: S here is age).
+
+    Parameters
+    ----------
+    path : path-like
+        ``adult.data`` (its SHA-256 is checked unless ``verify`` is False).
+    verify : bool, default=True
+
+    Returns
+    -------
+    SensitiveRegression
+        30,162 rows; ``y`` in {0, 1}; ``S`` the age in years (17–90).
+    """
+    from krepro.data.adult import COLUMNS, NOMINAL, read_adult
+    from krepro.data.download import registered_sha256, verify_sha256
+
+    if verify:
+        verify_sha256(path, registered_sha256("adult", "adult.data"))
+    frame = read_adult(path).dropna().reset_index(drop=True)
+    numeric = [c for c in COLUMNS[:-1] if c not in NOMINAL and c != "age"]
+    encoded = pd.get_dummies(frame[list(NOMINAL)], dtype=float)
+    X = np.hstack([frame[numeric].to_numpy(dtype=float), encoded.to_numpy()])
+    return SensitiveRegression(
+        X=X,
+        y=(frame["income"].to_numpy() == ">50K").astype(float),
+        S=frame["age"].to_numpy(dtype=float),
+        feature_names=(*numeric, *encoded.columns),
     )

@@ -83,6 +83,14 @@ def _grids(problems, config):
         strict=False,
         prefix="rates.cme",
     )
+    _ordered(
+        problems,
+        config["fair_regression"]["cme"],
+        "log10_alpha_min",
+        "log10_alpha_max",
+        strict=False,
+        prefix="fair_regression.cme",
+    )
 
 
 def _ranges(problems, config):
@@ -281,6 +289,17 @@ def _rates(problems, config):
         )
 
 
+def _fair_regression(problems, config):
+    sweeps = config["fair_regression"]["sweeps"]
+    # The claims of oblivious.fair_regression compare t = 1 with CorrelationRemover's α = 1.
+    for key in ("oblivious", "correlation_remover"):
+        if not any(math.isclose(value, 1.0, abs_tol=1e-9) for value in sweeps[key]):
+            problems.append(
+                f"fair_regression.sweeps.{key} = {sweeps[key]} must contain 1: the claims"
+                " compare the full setting (t = 1, α = 1)."
+            )
+
+
 _CHECKS = (
     _grids,
     _ranges,
@@ -292,6 +311,7 @@ _CHECKS = (
     _coverage,
     _ridge,
     _rates,
+    _fair_regression,
 )
 
 

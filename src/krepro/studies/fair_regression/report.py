@@ -1,0 +1,336 @@
+"""Report section of ``fair_regression``: error–dependence fronts per data set, the
+extension claims and the ground-truth check; the summary job.
+
+The claims (``oblivious.fair_regression`` of ``config/paper_reference.yaml``, kind
+``extension`` and ``sanity check``) are judged with :mod:`krepro.studies.claims`. The two
+extension claims compare the HSIC of the oblivious ridge with a fairlearn peer at the
+peer's strongest setting, the oblivious fit read at the peer's error (the largest t whose
+mean error is no larger: :func:`claim_settings`), paired over the random splits, with the
+data sets as the family (Holm). Readings: the estimator of E[φ(X)|S] in the oblivious
+features, the paper's partition (primary) or the CME.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from krepro.studies.claims import judge_claim, stability_seed
+from krepro.studies.fair_regression.figures import plot_fair_regression
+from krepro.studies.fair_regression.fronts import (
+    aggregate,
+    dependence_at_error,
+    matched_setting,
+    paired_log_ratios,
+    pareto_front,
+)
+from krepro.studies.fair_regression.run import (
+    CLASSIFICATION,
+    DATASETS,
+    METHODS,
+    PARAMETER_NAMES,
+    tidy,
+)
+from krepro.studies.render import write_section
+from krepro.studies.tables import markdown_table
+from krepro.studies.verdicts import Section, claim_verdict, judgement_detail, paper_reference
+from krepro.workflow.records import atomic_write_text, read_records
+
+__all__ = [
+    "ESTIMATORS",
+    "claim_settings",
+    "fair_regression_section",
+    "fair_regression_verdicts",
+    "front_summary",
+    "summary",
+]
+
+ESTIMATORS = ("partition", "cme")  # readings; the first is the paper's (primary)
+PEER_CLAIMS = ("oblivious_below_correlation_remover", "oblivious_below_bounded_group_loss")
+#: Direction in which each peer's parameter strengthens its fairness intervention.
+STRONGER = {"correlation_remover": max, "bounded_group_loss": min, "hsic_ridge": max}
+TABLE_COLUMNS = [
+    "dataset",
+    "method",
+    "parameter",
+    "error",
+    "error_se",
+    "hsic",
+    "hsic_se",
+    "dcor",
+    "dcor_se",
+    "group_spread",
+    "group_spread_se",
+    "hsic_rejected",
+    "n_splits",
+    "cpu_seconds",
+]
+
+
+def _datasets(runs):
+    present = set(runs["dataset"])
+    return [d for d in DATASETS if d in present]
+
+
+def claim_settings(runs, claim, dataset, method):
+    """The peer's (method, parameter), the oblivious ``method``'s parameter matched to the
+    peer's error, and whether a setting matched (:func:`.fronts.matched_setting`).
+
+    ``peer_parameter: strongest`` takes the sweep's strongest setting of the peer on that
+    data set (:data:`STRONGER`: the largest α of CorrelationRemover, the smallest bound of
+    BoundedGroupLoss); a number is used as it is.
+    """
+    peer = claim["peer"]
+    parameter = claim["peer_parameter"]
+    part = runs[(runs["dataset"] == dataset) & (runs["method"] == peer)]
+    if part.empty:
+        raise ValueError(f"{dataset}: no records of the peer {peer!r}.")
+    if parameter == "strongest":
+        parameter = STRONGER[peer](part["parameter"].unique())
+    parameter = float(parameter)
+    level = float(part[np.isclose(part["parameter"], parameter)]["error"].mean())
+    own, matched = matched_setting(runs, dataset, method, level)
+    return (peer, parameter), own, matched
+
+
+def _peer_verdict(runs, reference, claim_id, estimator, scale):
+    claim = reference["claims"][claim_id]
+    method = f"oblivious_{estimator}"
+    values, notes = {}, []
+    peer_name = PARAMETER_NAMES[claim["peer"]]
+    for dataset in _datasets(runs):
+        peer, own, matched = claim_settings(runs, claim, dataset, method)
+        values[dataset] = paired_log_ratios(runs, dataset, peer, (method, own), "hsic")
+        error_ratio = paired_log_ratios(runs, dataset, (method, own), peer, "error").mean()
+        notes.append(
+            f"{dataset}: {peer_name} = {peer[1]:g}, t = {own:g}"
+            f"{'' if matched else ' (no t as accurate: the smallest)'}, HSIC"
+            f" ×{np.exp(-values[dataset].mean()):.2f}, error ×{np.exp(error_ratio):.2f}"
+        )
+    result, stability = judge_claim(
+        claim, values, seed=stability_seed("fair_regression", claim_id, estimator)
+    )
+    n_splits = int(runs["split"].nunique())
+    detail = (
+        f"Oblivious ridge ({estimator} estimator of E[φ(X)|S]) against {claim['peer']} at"
+        f" its strongest setting, read at the largest t whose mean error is no larger than"
+        f" the peer's, paired over {n_splits} splits per data set. Per data set (the"
+        f" oblivious fit's HSIC and error as multiples of the peer's, geometric means of the"
+        f" per-split ratios): {'; '.join(notes)}. Effect log(HSIC_peer / HSIC_oblivious),"
+        f" Holm over the data sets: {result.listing()}. Deciding data set"
+        f" ({result.deciding}): {judgement_detail(result.judgement)}"
+    )
+    return claim_verdict(
+        reference,
+        claim_id,
+        None,
+        detail,
+        experiment="fair_regression",
+        paper="oblivious",
+        scale=scale,
+        protocol=estimator,
+        primary=estimator == ESTIMATORS[0],
+        n_repetitions=n_splits,
+        paper_value="lower HSIC at the peer's error",
+        measured="; ".join(f"{d}: HSIC ×{np.exp(-v.mean()):.2f}" for d, v in values.items()),
+        tolerance=f"{claim['test']}, margin log 2",
+        judgement=result,
+        stability=stability,
+    )
+
+
+def _truth_verdict(runs, reference, estimator, scale):
+    claim = reference["claims"]["conditional_mean_recovered"]
+    synthetic = runs[(runs["dataset"] == "synthetic")].drop_duplicates("split").sort_values("split")
+    blind = synthetic["truth_error_blind"].to_numpy(float)
+    own = synthetic[f"truth_error_{estimator}"].to_numpy(float)
+    values = np.log(blind / own)
+    result, stability = judge_claim(
+        claim,
+        values,
+        seed=stability_seed("fair_regression", "conditional_mean_recovered", estimator),
+    )
+    detail = (
+        f"Root-mean-square error of the {estimator} estimate of E[k(X, x) | S = s] over a grid"
+        f" of (s, x) drawn from the model, against the closed form: {own.mean():.4f} (mean"
+        f" over {len(own)} splits) vs {blind.mean():.4f} for the S-blind mean; effect ="
+        f" log(error_blind / error_{estimator}) per split. {judgement_detail(result.judgement)}"
+    )
+    return claim_verdict(
+        reference,
+        "conditional_mean_recovered",
+        None,
+        detail,
+        experiment="fair_regression",
+        paper="oblivious",
+        scale=scale,
+        protocol=estimator,
+        primary=estimator == ESTIMATORS[0],
+        n_repetitions=len(own),
+        paper_value="closer than the S-blind mean",
+        measured=f"RMSE {own.mean():.4f} vs {blind.mean():.4f}",
+        tolerance=f"{claim['test']}, margin log 4/3",
+        judgement=result,
+        stability=stability,
+    )
+
+
+def fair_regression_verdicts(runs, reference, scale):
+    """Verdict records of every claim of ``oblivious.fair_regression``, per reading.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Per-split records (:func:`krepro.studies.fair_regression.run.tidy`).
+    reference : dict
+        ``oblivious.fair_regression`` of ``config/paper_reference.yaml``.
+    scale : str
+
+    Returns
+    -------
+    list of Verdict
+    """
+    records = []
+    for claim_id in PEER_CLAIMS:
+        for estimator in ESTIMATORS:
+            records.append(_peer_verdict(runs, reference, claim_id, estimator, scale))
+    if "synthetic" in set(runs["dataset"]):
+        for estimator in ESTIMATORS:
+            records.append(_truth_verdict(runs, reference, estimator, scale))
+    return records
+
+
+def front_summary(table, *, reference_method="correlation_remover", measure="hsic"):
+    """Per data set, the least mean ``measure`` each method reaches at no larger mean error
+    than ``reference_method`` at its strongest setting (:data:`STRONGER`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset``, ``reference_error`` and one column per method (NaN: no setting of the
+        method is as accurate).
+    """
+    rows = []
+    for dataset in _datasets(table):
+        part = table[table["dataset"] == dataset]
+        peer = part[part["method"] == reference_method]
+        if peer.empty:
+            continue
+        strongest = STRONGER[reference_method](peer["parameter"])
+        level = float(peer[peer["parameter"] == strongest]["error"].iloc[0])
+        row = {"dataset": dataset, "reference_error": level}
+        for method in METHODS:
+            own = part[part["method"] == method]
+            row[method] = dependence_at_error(own["error"], own[measure], level)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _scientific(frame):
+    """HSIC columns as text in scientific notation (their values are ~1e-3)."""
+    frame = frame.copy()
+    for column in METHODS:
+        if column in frame:
+            frame[column] = [f"{v:.2e}" if np.isfinite(v) else "–" for v in frame[column]]
+    return frame
+
+
+def _front_lines(table):
+    """Per data set: which methods' settings lie on the pooled error–HSIC front."""
+    lines = []
+    for dataset in _datasets(table):
+        part = table[table["dataset"] == dataset].reset_index(drop=True)
+        front = part.iloc[pareto_front(part["error"], part["hsic"])]
+        points = ", ".join(
+            f"{row.method} ({PARAMETER_NAMES[row.method]} = {row.parameter:g}: error"
+            f" {row.error:.4g}, HSIC {row.hsic:.2e})"
+            for row in front.itertuples()
+        )
+        lines.append(f"- {dataset}: {points}.")
+    return lines
+
+
+def fair_regression_section(table, runs, reference, *, scale):
+    """Report section: verdicts, the fronts' headline numbers and the ground-truth check."""
+    unit = ", ".join(
+        f"{d}: {'misclassification rate' if d in CLASSIFICATION else 'RMSE'}"
+        for d in _datasets(table)
+    )
+    intro = (
+        "Fair regression with a continuous sensitive feature S (age; synthetic: S ~ U[0, 1]"
+        " with a closed-form E[φ(X)|S]). Per data set and random split (Parkinson's: split"
+        " by subject), six methods each sweep one trade-off parameter: KRR (λ), oblivious"
+        " ridge on Nyström features with the partition or the CME estimator of E[φ(X)|S]"
+        " (t, the share of the way from the plain to the oblivious features), fairlearn's"
+        " CorrelationRemover + KRR (α), fairlearn's ExponentiatedGradient with"
+        " BoundedGroupLoss on quantile bins of age (c, the bound as a share of the"
+        " unconstrained worst bin loss) and HSIC-penalised KRR (μ, fair kernel learning)."
+        f" Error: {unit}. Dependence of the test predictions on S: HSIC (Gaussian kernels,"
+        " median bandwidths, permutation p-value), distance correlation, and the range of"
+        " the mean prediction over quantile bins of S (fairlearn's MetricFrame); means and"
+        " standard errors over the splits. Readings of the claims: partition (primary) or"
+        " CME estimator."
+    )
+    summary_table = front_summary(table)
+    lines = [
+        "### Least HSIC at the error of CorrelationRemover + KRR (α = 1)",
+        "",
+        "Per data set, the least mean HSIC each method reaches with a mean error no larger"
+        " than that of CorrelationRemover + KRR at α = 1 (empty: no setting is as accurate):",
+        "",
+        markdown_table(_scientific(summary_table)) if not summary_table.empty else "",
+        "",
+        "### The pooled error–HSIC fronts",
+        "",
+        "Settings that no other method's setting beats on both mean error and mean HSIC:",
+        "",
+        *_front_lines(table),
+        "",
+    ]
+    if "truth_error_blind" in runs and runs["truth_error_blind"].notna().any():
+        synthetic = runs[runs["dataset"] == "synthetic"].drop_duplicates("split")
+        cells = []
+        for name in ("partition", "cme", "blind"):
+            values = synthetic[f"truth_error_{name}"]
+            cells.append(
+                f"{name} {values.mean():.4f} ± {values.std(ddof=1) / np.sqrt(len(values)):.4f}"
+            )
+        lines += [
+            "### Ground truth (synthetic)",
+            "",
+            "Root-mean-square error of the estimates of E[k(X, x) | S = s] against the closed"
+            f" form (mean ± s.e. over the splits): {'; '.join(cells)}.",
+            "",
+        ]
+    lines += [
+        "Figure: `figures/fair_regression.png`; table: `tables/fair_regression.csv`"
+        f" ({len(table)} rows).",
+    ]
+    return Section(
+        experiment="fair_regression",
+        title="Fair regression with a continuous sensitive feature (extension)",
+        intro=intro,
+        verdicts=fair_regression_verdicts(runs, reference, scale),
+        body="\n".join(lines),
+    )
+
+
+def summary(job, log):
+    """Job ``fair_regression_summary``: per-split table, aggregate table, figure, verdicts.
+
+    The figure and the verdicts read the tables back from the files just written.
+    """
+    out = job.output
+    runs = tidy(read_records(job.input.runs))
+    atomic_write_text(out.runs, runs.to_csv(index=False))
+    table = aggregate(runs)[TABLE_COLUMNS]
+    atomic_write_text(out.table, table.to_csv(index=False))
+
+    plot_fair_regression(pd.read_csv(out.table), out.figure)
+
+    reference = paper_reference(job.input.reference, "oblivious", "fair_regression")
+    section = fair_regression_section(
+        pd.read_csv(out.table), pd.read_csv(out.runs), reference, scale=job.params.scale
+    )
+    log.info("%d verdicts", len(section.verdicts))
+    write_section(section, out.json, out.md)
