@@ -55,7 +55,7 @@ rule all:
     paper's, with a verdict.
 
     Outputs: the outputs of every target, results/report.md.
-    Run time on 2 cores: quick 8 min, paper 50 min.
+    Run time: quick scale about 8 min on 2 cores (estimate).
     """
     default_target: True
     input:

@@ -165,17 +165,25 @@ def describe_targets():
     The papers' scale: CPU seconds of the committed snapshot's run (snapshots/paper).
     """
     provenance = Path(workflow.basedir) / "snapshots" / "paper" / "provenance.json"
-    cpu = {}
+    cpu, whole = {}, "not in the committed snapshot"
     if provenance.is_file():
         rules_dir = Path(workflow.basedir) / "workflow" / "rules"
-        cpu = snapshot_run_times(provenance, rules_dir, STUDIES)["cpu_seconds"]
+        times = snapshot_run_times(provenance, rules_dir, STUDIES)
+        cpu = times["cpu_seconds"]
+        whole = (
+            f"{times['wall_seconds']:,.0f} s wall-clock on {times['cpu_count']} cores"
+            f" ({sum(cpu.values()):,.0f} CPU-s) in the committed snapshot's run"
+        )
     described = {
         name: study.describe(cpu.get(name))
         for name, study in STUDIES.items()
         if study.target
     }
     for name in WORKFLOW_TARGETS:
-        described[name] = workflow.get_rule(name).docstring or "(no description)"
+        doc = inspect.cleandoc(workflow.get_rule(name).docstring or "(no description)")
+        described[name] = doc.replace(
+            "(estimate).", f"(estimate); paper scale {whole}."
+        )
     return "\n\n".join(
         f"{name}\n{textwrap.indent(inspect.cleandoc(doc), '    ')}"
         for name, doc in described.items()

@@ -44,7 +44,6 @@ rule fair_regression_summary:
             results("fair_regression/runs/{dataset}.json"),
             dataset=FAIR_REGRESSION["datasets"],
         ),
-        reference=PAPER_REFERENCE,
     output:
         runs=results("fair_regression/fair_regression.csv"),
         table=report(
@@ -69,6 +68,7 @@ rule fair_regression_summary:
         mem_mb=1000,
         runtime=5,
     params:
+        reference=reference_section("oblivious", "fair_regression"),
         scale=config["scale"],
         entry=job_entry("fair_regression", "summary"),
         code=job_code("fair_regression", "summary"),

@@ -54,7 +54,7 @@ rule snapshot:
     run's provenance, its wall-clock span, CPU seconds per rule and each file's SHA-256).
 
     Outputs: snapshots/<scale>/report.md, verdicts.csv, provenance.json, tables/, figures/.
-    Run time on 2 cores: quick 8 min, paper 50 min.
+    Run time: quick scale about 8 min on 2 cores (estimate).
     """
     input:
         unpack(snapshot_inputs),

@@ -33,7 +33,7 @@ from krepro.studies.fair_regression.run import (
 )
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import Section, claim_verdict, judgement_detail, paper_reference
+from krepro.studies.verdicts import Section, claim_verdict, judgement_detail
 from krepro.workflow.records import atomic_write_text, read_records
 
 __all__ = [
@@ -328,7 +328,7 @@ def summary(job, log):
 
     plot_fair_regression(pd.read_csv(out.table), out.figure)
 
-    reference = paper_reference(job.input.reference, "oblivious", "fair_regression")
+    reference = job.params.reference
     section = fair_regression_section(
         pd.read_csv(out.table), pd.read_csv(out.runs), reference, scale=job.params.scale
     )
