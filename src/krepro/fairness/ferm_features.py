@@ -221,16 +221,7 @@ class FERMFeatures(TransformerMixin, BaseEstimator):
                 raise ValueError(f"y must have one entry per sample ({n}), got shape {y.shape}.")
             y_signed = _binary_targets(self, y)
             groups = _positive_groups(y_signed, s)
-        self.feature_map_ = KernelFeatureMap(
-            kernel=self.kernel,
-            gamma=self.gamma,
-            degree=self.degree,
-            coef0=self.coef0,
-            kernel_params=self.kernel_params,
-            n_components=self.n_components,
-            approximation=self.approximation,
-            random_state=self.random_state,
-        ).fit(X)
+        self.feature_map_ = KernelFeatureMap.like(self).fit(X)
         self.n_components_ = self.feature_map_.n_components_
         features = self.feature_map_.transform(X)
         if groups is not None:

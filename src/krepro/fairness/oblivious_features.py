@@ -124,6 +124,16 @@ class KernelFeatureMap(BaseEstimator):
 
     _parameter_constraints: ClassVar[dict] = {**KERNEL_CONSTRAINTS, **FEATURE_MAP_CONSTRAINTS}
 
+    @classmethod
+    def like(cls, estimator):
+        """Unfitted feature map with the parameters of ``estimator``.
+
+        ``estimator`` has this map's parameters (``kernel``, ``gamma``, ``degree``,
+        ``coef0``, ``kernel_params``, ``n_components``, ``approximation``,
+        ``random_state``), as the estimators built on the map do.
+        """
+        return cls(**{name: getattr(estimator, name) for name in cls._get_param_names()})
+
     def __init__(
         self,
         kernel="rbf",
@@ -387,16 +397,7 @@ class ObliviousFeatures(TransformerMixin, BaseEstimator):
         if not getattr(estimator, "needs_output_gram", False):
             # the cells first: a bad partition fails before the feature map is computed
             self.conditional_mean_ = estimator.fit(S)
-        self.feature_map_ = KernelFeatureMap(
-            kernel=self.kernel,
-            gamma=self.gamma,
-            degree=self.degree,
-            coef0=self.coef0,
-            kernel_params=self.kernel_params,
-            n_components=self.n_components,
-            approximation=self.approximation,
-            random_state=self.random_state,
-        ).fit(pool)
+        self.feature_map_ = KernelFeatureMap.like(self).fit(pool)
         self.n_components_ = self.feature_map_.n_components_
         features = self.feature_map_.transform(X)
         if getattr(estimator, "needs_output_gram", False):

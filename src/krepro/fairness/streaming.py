@@ -208,16 +208,7 @@ class StreamingObliviousRidge(RegressorMixin, BaseEstimator):
             self.partition_ = partition
             n_cells = int(partition.n_cells)
         pool = X if landmarks is None else landmarks
-        self.feature_map_ = KernelFeatureMap(
-            kernel=self.kernel,
-            gamma=self.gamma,
-            degree=self.degree,
-            coef0=self.coef0,
-            kernel_params=self.kernel_params,
-            n_components=self.n_components,
-            approximation=self.approximation,
-            random_state=self.random_state,
-        ).fit(pool)
+        self.feature_map_ = KernelFeatureMap.like(self).fit(pool)
         D = self.n_components_ = self.feature_map_.n_components_
         self.n_samples_seen_ = 0
         self.sums_ = SimpleNamespace()
