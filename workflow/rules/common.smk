@@ -27,11 +27,13 @@ check_config(config)
 PAPER_REFERENCE = str(Path(workflow.basedir) / "config" / "paper_reference.yaml")
 
 
-def reference_section(*keys):
+def reference_section(*keys, only=None):
     """One block of config/paper_reference.yaml, a `params:` value of a study's summary: an
     edit to the block reruns that summary (params trigger), an edit elsewhere in the file
-    reruns nothing of it."""
-    return paper_reference(PAPER_REFERENCE, *keys)
+    reruns nothing of it. `only`: the block's entries the summary reads, where the block
+    also holds other studies' blocks (a paper's own claims beside its studies)."""
+    block = paper_reference(PAPER_REFERENCE, *keys)
+    return block if only is None else {key: block[key] for key in only if key in block}
 
 
 # Every output of a run lies under results_dir (config: `results` for the quick scale,
