@@ -503,3 +503,17 @@ def test_fast_dcm_paper_solver_names_a_missing_label_y():
     )
     with pytest.raises(ValueError, match=r"^y contains missing values"):
         model.fit(X, y)
+
+
+def test_m_oblivious_ridge_refuses_text_in_the_learner_rows_sensitive_features():
+    # fuzz: mode="m-oblivious" with a dyadic partition accepted a string in the S of the
+    # learner rows (the plain Gram does not read it; only the estimation half was checked)
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(size=(40, 2)), rng.normal(size=40)
+    S = rng.uniform(size=(40, 2)).astype(object)
+    S[0, 0] = "a"
+    model = ObliviousRidge(
+        mode="m-oblivious", partition="dyadic", partition_bounds=(0, 1), cells_per_axis=2
+    )
+    with pytest.raises(ValueError, match=r"^sensitive_features must be numeric"):
+        model.fit(X, y, sensitive_features=S)

@@ -296,6 +296,8 @@ class ObliviousRidge(RegressorMixin, BaseEstimator):
             train_gram = self.oblivious_kernel_.gram(X, S)
         else:
             train_gram = self.oblivious_kernel_.plain_gram(X)
+            if S is not None:  # unused by the plain Gram, but predict takes S of this kind
+                self.oblivious_kernel_._coefficients(S)
         gram_scale = float(np.max(np.abs(np.diag(train_gram)), initial=0.0))
         train_gram[np.diag_indices_from(train_gram)] += self.alpha
         with named_solves("alpha", "increase alpha."):  # ill-conditioned: a UserWarning
