@@ -165,37 +165,37 @@ def solve_ferm_dual(
 ):
     r"""Solve Donini et al.'s eq. (14) (the SVM dual plus the fairness row); return α.
 
-        Parameters
-        ----------
-        K : ndarray of shape (n, n)
-            Kernel matrix.
-        y_signed : ndarray of shape (n,)
-            Labels in {−1, +1}.
-        C : float
-            Box bound.
-        fairness_row : ndarray of shape (n,), default=None
-            :math:`y\circ\tau`; ``None`` solves the plain SVM dual.
-        epsilon : float, default=0
-            Bound on ``|fairness_row @ α|``; 0 gives an equality row.
-        solver : str, default="piqp"
-            Any :mod:`qpsolvers` solver; PIQP and ProxQP use their dense backends.
-        overwrite_kernel : bool, default=False
-            Turn K into the QP's Hessian :math:`yy^\top\circ K` in place instead of allocating
-            it (bit for bit the same matrix: y is ±1).
-        features : ndarray of shape (n, p), default=None
-            Explicit features with :math:`K = \Phi\Phi^\top` (the linear kernel): the QP is
-            then solved in its lifted form (:func:`_lifted_box_qp`), the same α at
-            :math:`O(np^2)` per interior-point step instead of :math:`O(n^3)` (worth it for
-            :math:`p < n`), and K is left untouched.
-        working_set : bool, default=True
-            Solve the dense problem by decomposition (:func:`_working_set_box_qp`): the QP
-            restricted to the candidate free support vectors, grown by the variables that
-            violate the full problem's KKT conditions until none does. The same optimum to the
-            solver's tolerance at the cost of a QP over the working set instead of all n
-    X
-            ``False`` solves the full QP at once.
-        **options
-            Passed to the solver.
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Kernel matrix.
+    y_signed : ndarray of shape (n,)
+        Labels in {−1, +1}.
+    C : float
+        Box bound.
+    fairness_row : ndarray of shape (n,), default=None
+        :math:`y\circ\tau`; ``None`` solves the plain SVM dual.
+    epsilon : float, default=0
+        Bound on ``|fairness_row @ α|``; 0 gives an equality row.
+    solver : str, default="piqp"
+        Any :mod:`qpsolvers` solver; PIQP and ProxQP use their dense backends.
+    overwrite_kernel : bool, default=False
+        Turn K into the QP's Hessian :math:`yy^\top\circ K` in place instead of allocating
+        it (bit for bit the same matrix: y is ±1).
+    features : ndarray of shape (n, p), default=None
+        Explicit features with :math:`K = \Phi\Phi^\top` (the linear kernel): the QP is
+        then solved in its lifted form (:func:`_lifted_box_qp`), the same α at
+        :math:`O(np^2)` per interior-point step instead of :math:`O(n^3)` (worth it for
+        :math:`p < n`), and K is left untouched.
+    working_set : bool, default=True
+        Solve the dense problem by decomposition (:func:`_working_set_box_qp`): the QP
+        restricted to the candidate free support vectors, grown by the variables that
+        violate the full problem's KKT conditions until none does. The same optimum to the
+        solver's tolerance at the cost of a QP over the working set instead of all n
+        variables (Adult's 1302 training rows: 0.01-0.06 s instead of ~0.4 s for γ ≤ 0.1).
+        ``False`` solves the full QP at once.
+    **options
+        Passed to the solver.
     """
     n = len(y_signed)
     A, b, G, h = _constraint_rows(y_signed, fairness_row, epsilon)
