@@ -97,6 +97,25 @@ def _estimator(family, kernel, C, gamma, options):
     )
 
 
+def _precomputed_svm(grams, y, grid, kernel, n_folds):
+    """``SVC(kernel="precomputed")`` on training Gram matrices ``{γ: G}``, sliced per fold.
+
+    Returns the cross-validated (C, γ), its accuracy and the SVM refitted on all rows.
+    """
+
+    def fit(candidate, rows):
+        C, gamma = candidate
+        return SVC(kernel="precomputed", C=C).fit(grams[gamma][np.ix_(rows, rows)], y[rows])
+
+    def fit_predict(candidate, tr, va):
+        return fit(candidate, tr).predict(grams[candidate[1]][np.ix_(va, tr)])
+
+    choice, cv_accuracy, _ = cross_validated_choice(
+        grid_candidates(grid, kernel), fit_predict, y, n_folds
+    )
+    return choice, cv_accuracy, fit(choice, np.arange(len(y)))
+
+
 def _svm_method(split, kernel, grid, n_folds):
     """SVM: ``SVC(kernel="precomputed")`` on a Gram matrix per γ, sliced per fold.
 
@@ -110,17 +129,7 @@ def _svm_method(split, kernel, grid, n_folds):
         for gamma in (grid["gamma"] if kernel == "rbf" else [None])
     }
 
-    def fit(candidate, rows):
-        C, gamma = candidate
-        return SVC(kernel="precomputed", C=C).fit(grams[gamma][np.ix_(rows, rows)], y[rows])
-
-    def fit_predict(candidate, tr, va):
-        return fit(candidate, tr).predict(grams[candidate[1]][np.ix_(va, tr)])
-
-    choice, cv_accuracy, _ = cross_validated_choice(
-        grid_candidates(grid, kernel), fit_predict, y, n_folds
-    )
-    model = fit(choice, np.arange(len(y)))
+    choice, cv_accuracy, model = _precomputed_svm(grams, y, grid, kernel, n_folds)
     gamma = {} if choice[1] is None else {"gamma": choice[1]}
     test_gram = gram(split.X_test, X, kernel, **gamma)
     return choice, cv_accuracy, model.predict(grams[choice[1]]), model.predict(test_gram)
@@ -160,7 +169,7 @@ def _gram_method(split, family, kernel, grid, n_folds, options):
     n_learn = len(split.y_train) // 2
     learn, estimate = slice(0, n_learn), slice(n_learn, None)
     y, s = split.y_train[learn], split.s_train[learn]
-    grams = {}
+    kernels, grams = {}, {}
     for gamma in grid["gamma"] if kernel == "rbf" else [None]:
         oblivious = ObliviousKernel(kernel=kernel, gamma=gamma, partition="values")
         oblivious.fit(X_train[estimate], sensitive_features=split.s_train[estimate])
@@ -168,26 +177,15 @@ def _gram_method(split, family, kernel, grid, n_folds, options):
             train_gram = oblivious.gram(X_train[learn], s)
         else:  # M-oblivious: the plain SVM, applied to oblivious test features
             train_gram = oblivious.plain_gram(X_train[learn])
-        grams[gamma] = (oblivious, train_gram)
+        kernels[gamma], grams[gamma] = oblivious, train_gram
 
-    def fit(candidate, rows):
-        C, gamma = candidate
-        G = grams[gamma][1]
-        return SVC(kernel="precomputed", C=C).fit(G[np.ix_(rows, rows)], y[rows])
-
-    def fit_predict(candidate, tr, va):
-        return fit(candidate, tr).predict(grams[candidate[1]][1][np.ix_(va, tr)])
-
-    choice, cv_accuracy, _ = cross_validated_choice(
-        grid_candidates(grid, kernel), fit_predict, y, n_folds
-    )
-    model = fit(choice, np.arange(n_learn))
-    oblivious = grams[choice[1]][0]
+    choice, cv_accuracy, model = _precomputed_svm(grams, y, grid, kernel, n_folds)
+    oblivious = kernels[choice[1]]
     if family == "oblivious":
         test_gram = oblivious.gram(X_test, split.s_test, X_train[learn], s)
     else:
         test_gram = oblivious.mixed_gram(X_test, split.s_test, X_train[learn])
-    train_prediction = model.predict(grams[choice[1]][1])
+    train_prediction = model.predict(grams[choice[1]])
     return choice, cv_accuracy, train_prediction, model.predict(test_gram), n_learn
 
 
