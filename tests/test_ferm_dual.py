@@ -244,11 +244,15 @@ def _donini_problem(n, gamma, seed):
 
 @pytest.mark.parametrize("epsilon", [0.0, 0.02])
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
-def test_donini_working_set_solve_equals_the_full_qp(C, epsilon):
+def test_donini_working_set_solve_equals_the_full_qp(C, epsilon, monkeypatch):
     # The decomposition (QP over a working set, grown by KKT violators) reaches eq. (14)'s
     # optimum: feasible, with the objective of one interior-point QP over all rows (a
     # feasible point of a convex QP at the optimal value is optimal) and its decisions.
+    # (ε = 0 is solved by the active-set method first; here it is switched off.)
+    import krepro.fairness.ferm_dual as ferm_dual
     from krepro.fairness.ferm_dual import _plain_svm_start
+
+    monkeypatch.setattr(ferm_dual, "_MAX_ACTIVE_SET_ITERATIONS", 0)
 
     K, y, row = _donini_problem(n=400, gamma=0.2, seed=21)
     assert _plain_svm_start(K, y, C) is not None  # the decomposition is what runs
@@ -278,18 +282,49 @@ def test_donini_working_set_holds_fewer_rows_than_the_problem(monkeypatch):
         return restricted(P, q, A, b, C, G, h, working, *args)
 
     monkeypatch.setattr(ferm_dual, "_restricted_qp", recording)
+    monkeypatch.setattr(ferm_dual, "_MAX_ACTIVE_SET_ITERATIONS", 0)
     K, y, row = _donini_problem(n=600, gamma=0.05, seed=22)
     solve_ferm_dual(K, y, 1.0, row)
     assert sizes and max(sizes) < 600 / 2
 
 
-def test_donini_with_many_free_support_vectors_solves_one_full_qp():
-    # A narrow kernel: most rows are free support vectors, the decomposition would hold
-    # nearly all of them, and the full QP is solved instead (bit for bit).
-    from krepro.fairness.ferm_dual import _plain_svm_start
+def _eq14_objective(K, y, alpha):
+    return 0.5 * (alpha * y) @ K @ (alpha * y) - alpha.sum()
+
+
+@pytest.mark.parametrize(("gamma", "C"), [(5.0, 1.0), (20.0, 1.0), (50.0, 10.0)])
+def test_donini_active_set_reaches_the_full_qp_optimum(gamma, C):
+    # From libsvm's plain SVM the primal-dual active-set method ends at eq. (14)'s optimum:
+    # feasible to round-off, the objective of one interior-point QP over all rows no lower
+    # than its own (a feasible point at the optimal value is optimal), the same decisions.
+    # Narrow kernels: more than a quarter of the rows are free support vectors, the case
+    # in which the active-set method runs first.
+    from krepro.fairness.ferm_dual import _active_set_qp, _constraint_rows, _plain_svm_start
+
+    K, y, row = _donini_problem(n=400, gamma=gamma, seed=23)
+    start = _plain_svm_start(K, y, C)
+    assert 4 * start.n_free >= len(y)
+    A, b, _, _ = _constraint_rows(y, row, 0.0)
+    alpha = _active_set_qp(np.outer(y, y) * K, -np.ones(len(y)), A, b, C, start.alpha)
+    assert alpha is not None  # the active-set method is what solves it
+    full = solve_ferm_dual(K, y, C, row, working_set=False)
+    assert np.all((alpha >= 0) & (alpha <= C))
+    assert abs(y @ alpha) < 1e-9 * C and abs(row @ alpha) < 1e-9 * C
+    assert _eq14_objective(K, y, alpha) <= _eq14_objective(K, y, full) + 1e-9 * abs(
+        _eq14_objective(K, y, full)
+    )
+    np.testing.assert_allclose(K @ (y * alpha), K @ (y * full), atol=1e-5 * C)
+    np.testing.assert_array_equal(solve_ferm_dual(K, y, C, row), alpha)
+
+
+def test_donini_active_set_gives_way_when_it_cannot_finish(monkeypatch):
+    # Without iterations (or when it cycles past its cap) the active-set method returns
+    # None, and the decomposition or the full QP solves the problem instead.
+    import krepro.fairness.ferm_dual as ferm_dual
 
     K, y, row = _donini_problem(n=300, gamma=50.0, seed=23)
-    assert _plain_svm_start(K, y, 10.0) is None
+    monkeypatch.setattr(ferm_dual, "_MAX_ACTIVE_SET_ITERATIONS", 0)
+    assert ferm_dual._plain_svm_start(K, y, 10.0).size * 3 > 2 * 300  # too many to decompose
     np.testing.assert_array_equal(
         solve_ferm_dual(K, y, 10.0, row), solve_ferm_dual(K, y, 10.0, row, working_set=False)
     )
@@ -300,6 +335,7 @@ def test_donini_decomposition_falls_back_to_the_full_qp_after_its_rounds(monkeyp
 
     K, y, row = _donini_problem(n=400, gamma=0.2, seed=21)
     monkeypatch.setattr(ferm_dual, "_MAX_ROUNDS", 0)
+    monkeypatch.setattr(ferm_dual, "_MAX_ACTIVE_SET_ITERATIONS", 0)
     np.testing.assert_array_equal(
         solve_ferm_dual(K, y, 1.0, row), solve_ferm_dual(K, y, 1.0, row, working_set=False)
     )
