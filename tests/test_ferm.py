@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 import sklearn
-from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_predict
 from sklearn.svm import SVC
+from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krepro.fairness.ferm import FERMClassifier, LinearFERM, equal_opportunity_gap, solve_ferm_dual
@@ -21,11 +22,14 @@ def _data(n=240, seed=0):
 
 # Once per class; formulation="donini" solves another dual (eq. (14) through qpsolvers instead
 # of libsvm on the projected kernel). kernel="linear" shares the RBF path's code (any kernel
-# goes through krepro.kernels.gram); its numerics are tested below.
+# goes through krepro.kernels.gram); its numerics are tested below. kernel="precomputed" is a
+# different code path (X is the Gram matrix, copied before the solvers overwrite it; the
+# pairwise tag makes the checks pass Gram matrices and slice their columns).
 @parametrize_with_checks(
     [
         FERMClassifier(),
         FERMClassifier(formulation="donini"),
+        FERMClassifier(kernel="precomputed"),
         LinearFERM(),
     ]
 )
@@ -213,3 +217,89 @@ def test_kernel_ferm_is_finite_at_extreme_scales(scale, gamma):
     s, y = rng.integers(0, 2, 40), np.where(rng.random(40) > 0.5, 1, -1)
     model = FERMClassifier(gamma=gamma).fit(X, y, sensitive_features=s)
     assert np.isfinite(model.decision_function(X)).all()
+
+
+@pytest.mark.parametrize("formulation", ["exact", "donini"])
+@pytest.mark.parametrize("groups", [True, False])
+@pytest.mark.parametrize("epsilon", [0.0, 0.05])
+def test_precomputed_gram_equals_rbf_kernel(formulation, groups, epsilon):
+    # kernel="precomputed" on gram(X, X) must be the RBF fit on X: the same dual, the same
+    # expansion; the decision values are read off the cross-Gram's support columns.
+    X, y, s = _data(n=150, seed=8)
+    X_test = _data(n=40, seed=9)[0]
+    g = 0.5
+    params = {"C": 1.0, "formulation": formulation, "epsilon": epsilon, "tol": 1e-8}
+    fit_params = {"sensitive_features": s} if groups else {}
+    rbf = FERMClassifier(kernel="rbf", gamma=g, **params).fit(X, y, **fit_params)
+    K = gram(X, X, "rbf", gamma=g)
+    K_before = K.copy()
+    pre = FERMClassifier(kernel="precomputed", gamma=123.0, **params).fit(K, y, **fit_params)
+    np.testing.assert_array_equal(K, K_before)  # the solvers worked on a private copy
+    np.testing.assert_allclose(pre.alpha_, rbf.alpha_, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(pre.intercept_, rbf.intercept_, rtol=0, atol=1e-10)
+    assert pre.direction_coef_ == pytest.approx(rbf.direction_coef_, abs=1e-10)
+    if groups:
+        assert rbf.fairness_gap_ is not None
+        assert pre.fairness_gap_ == pytest.approx(rbf.fairness_gap_, abs=1e-10)
+    K_test = gram(X_test, X, "rbf", gamma=g)
+    np.testing.assert_allclose(
+        pre.decision_function(K_test), rbf.decision_function(X_test), rtol=0, atol=1e-10
+    )
+    np.testing.assert_array_equal(pre.predict(K_test), rbf.predict(X_test))
+    # independent of the estimator's own prediction code: the kernel expansion by hand
+    beta = np.zeros(len(y))
+    beta[rbf.support_] = rbf.dual_coef_[0]
+    np.testing.assert_allclose(
+        pre.decision_function(K_test), K_test @ beta + rbf.intercept_[0], rtol=0, atol=1e-10
+    )
+    assert pre.gamma_ is None  # gamma is ignored (SVC keeps only an unused private 0.0)
+    assert pre.support_vectors_.shape == (0, 0)  # as SVC(kernel="precomputed")
+    assert pre.n_features_in_ == len(y)
+
+
+@pytest.mark.parametrize("layout", ["fortran", "float32", "list"])
+def test_precomputed_never_modifies_the_callers_gram(layout):
+    X, y, s = _data(n=60, seed=10)
+    K = gram(X, X, "rbf", gamma=0.5)
+    given = {
+        "fortran": np.asfortranarray(K),
+        "float32": K.astype(np.float32),
+        "list": K.tolist(),
+    }[layout]
+    before = np.array(given, copy=True)
+    for formulation in ("exact", "donini"):
+        FERMClassifier(kernel="precomputed", formulation=formulation).fit(
+            given, y, sensitive_features=s
+        )
+        np.testing.assert_array_equal(np.asarray(given), before)
+
+
+def test_precomputed_refuses_wrong_shapes():
+    X, y, s = _data(n=50, seed=11)
+    K = gram(X, X, "rbf", gamma=0.5)
+    with pytest.raises(ValueError, match=r"X: kernel='precomputed' needs the square .*50x30"):
+        FERMClassifier(kernel="precomputed").fit(K[:, :30], y, sensitive_features=s)
+    model = FERMClassifier(kernel="precomputed").fit(K, y, sensitive_features=s)
+    with pytest.raises(ValueError, match=r"X has 49 features.*expecting 50.*cross-Gram"):
+        model.decision_function(K[:, :49])
+    with pytest.raises(ValueError, match=r"X has 3 features.*expecting 50.*cross-Gram"):
+        model.predict(X)  # the points instead of their cross-Gram matrix
+
+
+def test_precomputed_is_pairwise_and_cross_validates_like_rbf():
+    # The pairwise tag makes scikit-learn's CV slice the Gram's columns with the train rows.
+    assert get_tags(FERMClassifier(kernel="precomputed")).input_tags.pairwise
+    assert not get_tags(FERMClassifier()).input_tags.pairwise
+    X, y, _ = _data(n=90, seed=12)
+    cv = StratifiedKFold(3)
+    rbf = cross_val_predict(
+        FERMClassifier(gamma=0.5, tol=1e-8), X, y, cv=cv, method="decision_function"
+    )
+    pre = cross_val_predict(
+        FERMClassifier(kernel="precomputed", tol=1e-8),
+        gram(X, X, "rbf", gamma=0.5),
+        y,
+        cv=cv,
+        method="decision_function",
+    )
+    np.testing.assert_allclose(pre, rbf, rtol=0, atol=1e-10)

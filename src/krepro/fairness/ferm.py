@@ -177,17 +177,24 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    kernel : {"rbf", "linear", "poly"}, default="rbf"
+    kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
         Kernel, with :class:`sklearn.svm.SVC`'s parametrisation
-        (RBF :math:`k(x,y)=\exp(-\gamma\lVert x-y\rVert^2)`).
+        (RBF :math:`k(x,y)=\exp(-\gamma\lVert x-y\rVert^2)`). ``"precomputed"`` (as
+        ``SVC``): :meth:`fit` takes the training Gram matrix :math:`K_{ij} = k(x_i, x_j)` of
+        shape (n_samples, n_samples) as ``X``, and :meth:`decision_function` /
+        :meth:`predict` the cross-Gram matrix :math:`k(x'_t, x_j)` of shape
+        (n_test, n_samples) against all training rows; ``gamma``, ``degree`` and ``coef0``
+        are then ignored. A study can so compute the Gram matrix once per kernel scale and
+        slice it per fold (``K[np.ix_(train, train)]``, ``K[np.ix_(test, train)]``).
     C : float, default=1.0
         SVM regularisation (box bound of the dual), finite and > 0.
     gamma : float or {"scale", "auto"}, default="scale"
         Kernel scale, as in :class:`~sklearn.svm.SVC`; a number must be finite and > 0.
+        Ignored by ``kernel="linear"`` and ``"precomputed"``.
     degree : int, default=3
-        Polynomial degree.
+        Polynomial degree (``kernel="poly"`` only).
     coef0 : float, default=0.0
-        Polynomial offset.
+        Polynomial offset (``kernel="poly"`` only).
     epsilon : float, default=0.0
         Bound on the gap of mean decision values over the positives of the two groups
         (training set); 0 (the reference) is an equality constraint.
@@ -216,8 +223,12 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (2,)
         ``classes_[1]`` is the positive class (y = +1 of the constraint).
     support_ : ndarray of shape (n_SV,)
-        Training rows of the kernel expansion of the decision function.
-    support_vectors_ : ndarray of shape (n_SV, n_features)
+        Training rows of the kernel expansion of the decision function; with
+        ``kernel="precomputed"`` the columns of the cross-Gram matrix that it reads.
+    support_vectors_ : ndarray of shape (n_SV, n_features) or (0, 0)
+        The training rows ``X[support_]``. With ``kernel="precomputed"`` an empty array of
+        shape (0, 0), as ``SVC(kernel="precomputed")`` stores (rows of a Gram matrix are
+        no input points).
     dual_coef_ : ndarray of shape (1, n_SV)
         Coefficients :math:`\beta_i` of :math:`f(x) = \sum_i \beta_i k(x_i, x) + b` (as in
         ``SVC``): :math:`\alpha_i y_i` for ``"donini"``; :math:`\alpha_i y_i - \mu v_i` for
@@ -233,8 +244,10 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         Mean decision value over the training positives of the higher sensitive value minus
         that of the lower one; ``|fairness_gap_| <= epsilon`` up to solver tolerance. None
         without a constraint.
-    gamma_ : float
-        Kernel scale used (``gamma`` resolved as ``SVC`` does).
+    gamma_ : float or None
+        Kernel scale used (``gamma`` resolved as ``SVC`` does). None with
+        ``kernel="precomputed"``: no scale is used (``SVC`` keeps no public resolved
+        ``gamma`` and stores an unused placeholder 0.0 in its private ``_gamma`` there).
     objective_ : float
         Dual objective in minimisation form at the solution: ``"donini"``
         :math:`\tfrac12\alpha^\top Q\alpha - 1^\top\alpha`; ``"exact"``
@@ -244,6 +257,8 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         :math:`\tfrac12\lVert w\rVert^2 + C\sum_i \max(0, 1 - y_i f(x_i))` on the training set,
         comparable across formulations (both satisfy the constraint).
     n_features_in_ : int
+        Number of columns of ``X`` at fit: the number of training samples with
+        ``kernel="precomputed"`` (as ``SVC``).
 
     References
     ----------
@@ -289,7 +304,7 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         self.tol = tol
 
     _parameter_constraints: ClassVar[dict] = {
-        "kernel": [StrOptions({"rbf", "linear", "poly"})],
+        "kernel": [StrOptions({"rbf", "linear", "poly", "precomputed"})],
         "C": [POSITIVE_FINITE],
         "gamma": [StrOptions({"scale", "auto"}), POSITIVE_FINITE],
         "degree": [Interval(Integral, 0, None, closed="left")],
@@ -301,6 +316,12 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         "formulation": [StrOptions(set(FORMULATIONS))],
         "tol": [POSITIVE_FINITE],
     }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # X is a Gram matrix: cross-validation slices its columns too (as SVC)
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
 
     def _kernel(self, X, Y=None):
         params = kernel_params(self.kernel, self.gamma_, self.degree, self.coef0)
@@ -330,14 +351,15 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         """Eq. (14): α, the training decision values without b, the dual objective.
 
         With the linear kernel and fewer features than samples, the QP is solved in its
-        lifted form on X (:func:`krepro.fairness.ferm_dual.solve_ferm_dual`'s ``features``).
+        lifted form on X (:func:`krepro.fairness.ferm_dual.solve_ferm_dual`'s ``features``);
+        never with ``kernel="precomputed"``, where X is the Gram matrix itself.
         """
         fairness_row = None
         if groups is not None:
             low, high = groups
             tau = K[high].mean(axis=0) - K[low].mean(axis=0)
             fairness_row = y_signed * tau
-        lifted = self.kernel == "linear" and X.shape[1] < X.shape[0]
+        lifted = self.kernel == "linear" and X.shape[1] < X.shape[0]  # not "precomputed"
         features = X if lifted else None
         alpha = solve_ferm_dual(
             K,
@@ -357,11 +379,17 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, *, sensitive_features=None):
-        """Solve the fair SVM dual of the chosen ``formulation``.
+        r"""Solve the fair SVM dual of the chosen ``formulation``.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+            Training points; with ``kernel="precomputed"`` the square training Gram matrix
+            :math:`K_{ij} = k(x_i, x_j)` (a non-square ``X`` is a ``ValueError``). The
+            solvers overwrite their kernel matrix: a precomputed ``X`` is copied first and
+            never modified. The fairness direction
+            :math:`\tau_j = \mathrm{mean}_{i\in A_1} K_{ij} - \mathrm{mean}_{i\in A_0} K_{ij}`
+            is computed from it as from a computed kernel.
         y : array-like of shape (n_samples,)
             Two classes of one type (numbers or strings; a missing label is a
             ``ValueError``); ``classes_[1]`` is the positive class of the constraint.
@@ -374,11 +402,26 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         self : FERMClassifier
         """
         check_class_labels(y)  # before numpy turns 1 into '1'
-        X, y = validate_data(self, X, y, dtype=float)
-        y_signed = _binary_targets(self, y)
+        precomputed = self.kernel == "precomputed"
+        if precomputed:
+            # the solvers overwrite K: a private C-contiguous float64 copy, never the caller's
+            X, y = validate_data(self, X, y, dtype=np.float64, order="C", copy=True)
+        else:
+            X, y = validate_data(self, X, y, dtype=float)
+        y_signed = _binary_targets(self, y)  # a multiclass y is refused first, as in SVC
+        if precomputed and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"X: kernel='precomputed' needs the square training Gram matrix "
+                f"k(X_train, X_train) of shape (n_samples, n_samples); got a "
+                f"{X.shape[0]}x{X.shape[1]} matrix."
+            )
         s = _groups(sensitive_features, X.shape[0])
-        self.gamma_ = self._resolve_gamma(X)
-        K = self._kernel(X)  # the only n × n array; both solvers overwrite it
+        if precomputed:
+            self.gamma_ = None  # gamma, degree, coef0 are not used
+            K = X  # the copy made above
+        else:
+            self.gamma_ = self._resolve_gamma(X)
+            K = self._kernel(X)  # the only n × n array; both solvers overwrite it
         groups = _positive_groups(y_signed, s)
         v = None if groups is None else groups[1] / groups[1].sum() - groups[0] / groups[0].sum()
         if self.formulation == "donini":
@@ -399,7 +442,7 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
             alpha, mu, f0, self.objective_ = dual
             weights = alpha * y_signed - (0.0 if v is None else mu * v)
             coef = weights
-        del K
+        del K  # with kernel="precomputed" also X, which is overwritten
         b = svm_intercept(alpha, y_signed, f0, self.C, self.intercept, self.sv_tol)
         self.primal_objective_ = float(
             0.5 * weights @ f0 + self.C * np.maximum(0.0, 1.0 - y_signed * (f0 + b)).sum()
@@ -407,18 +450,47 @@ class FERMClassifier(_BinaryClassifierMixin, BaseEstimator):
         support = np.flatnonzero(coef)
         self.alpha_, self.direction_coef_ = alpha, float(mu)
         self.support_ = support
-        self.support_vectors_ = X[support]
+        # SVC(kernel="precomputed") stores no support vectors either: shape (0, 0)
+        self.support_vectors_ = np.empty((0, 0)) if precomputed else X[support]
         self.dual_coef_ = coef[support][None, :]
         self.intercept_ = np.array([b])
         self.fairness_gap_ = None if v is None else float(v @ f0)
         return self
 
     def decision_function(self, X):
-        """Signed distance-like score; positive means ``classes_[1]`` (as ``SVC``)."""
+        r"""Signed distance-like score; positive means ``classes_[1]`` (as ``SVC``).
+
+        :math:`f(x) = \sum_{i\in\text{support\_}} \beta_i k(x_i, x) + b` with
+        :math:`\beta` = ``dual_coef_`` and :math:`b` = ``intercept_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_test, n_features) or (n_test, n_samples_fit)
+            Points to score; with ``kernel="precomputed"`` the cross-Gram matrix
+            :math:`k(x'_t, x_j)` against all training rows, of which the columns
+            ``support_`` are read (another number of columns is a ``ValueError``).
+
+        Returns
+        -------
+        decision : ndarray of shape (n_test,)
+        """
         check_is_fitted(self, "dual_coef_")
-        X = validate_data(self, X, dtype=float, reset=False)
+        precomputed = self.kernel == "precomputed"
+        try:
+            X = validate_data(self, X, dtype=float, reset=False)
+        except ValueError as error:
+            if not (precomputed and "features, but" in str(error)):
+                raise
+            # sklearn's wording ("X has 5 features, but ... expecting 30"), then the cause
+            raise ValueError(
+                f"{error} kernel='precomputed' needs the cross-Gram matrix "
+                f"k(X_test, X_train) with one column per training sample "
+                f"({self.n_features_in_})."
+            ) from error
         if len(self.support_) == 0:  # every α is 0 (e.g. a loose tol): f is the constant b
             return np.full(X.shape[0], self.intercept_[0])
+        if precomputed:
+            return X[:, self.support_] @ self.dual_coef_[0] + self.intercept_[0]
         return self._kernel(X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
 
 
