@@ -352,6 +352,22 @@ def test_tiny_run_outputs(tiny_run, tiny):
         assert (tiny_run / "results/figures" / figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_tiny_run_adult_primary_methods_only_in_the_primary_reading(tiny_run, tiny):
+    adult = tiny["adult"]
+    runs = pd.read_csv(tiny_run / "results/adult/adult.csv")
+    primary = (adult["primary_protocol"], adult["primary_grid"])
+    for (protocol, grid), methods in runs.groupby(["protocol", "grid"])["method"]:
+        variants = {
+            v["method"]
+            for v in adult["variants"].values()
+            if (v["protocol"], v["grid"]) == (protocol, grid)
+        }
+        expected = set(adult["methods"]) | variants
+        if (protocol, grid) == primary:
+            expected |= set(adult["primary_methods"])
+        assert set(methods) == expected, (protocol, grid, sorted(set(methods)))
+
+
 @pytest.mark.slow
 def test_tiny_run_ridge_table(tiny_run, tiny):
     ridge = tiny["ridge"]

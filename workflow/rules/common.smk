@@ -97,16 +97,19 @@ def job_code(study, job):
 
 
 def adult_methods(wildcards):
-    """The configured methods, plus the variant methods read on this (protocol, grid)."""
-    variants = [
+    """The configured methods, plus the variant methods read on this (protocol, grid) and,
+    in the primary reading, the methods run there only (``primary_methods``)."""
+    adult = config["adult"]
+    reading = (wildcards.adult_protocol, wildcards.adult_grid)
+    extra = [
         v["method"]
-        for v in config["adult"].get("variants", {}).values()
-        if (v["protocol"], v["grid"])
-        == (wildcards.adult_protocol, wildcards.adult_grid)
+        for v in adult.get("variants", {}).values()
+        if (v["protocol"], v["grid"]) == reading
     ]
-    return config["adult"]["methods"] + [
-        m for m in variants if m not in config["adult"]["methods"]
-    ]
+    if reading == (adult["primary_protocol"], adult["primary_grid"]):
+        extra = adult.get("primary_methods", []) + extra
+    methods = list(adult["methods"])
+    return methods + [m for m in dict.fromkeys(extra) if m not in methods]
 
 
 def ridge_variant_params(wildcards):
