@@ -207,3 +207,50 @@ def test_misaligned_cv_gives_fold_fits_the_first_rows_groups(monkeypatch):
     seen.clear()
     run_method(split, "ferm_rbf", grid=grid, grid_name="g", n_folds=2, options=options)
     assert not all(np.array_equal(g, s[: len(g)]) for g in seen[:-1])
+
+
+@pytest.mark.parametrize("method", ["ferm_rbf", "ferm_rbf_exact", "ferm_rbf_misaligned"])
+def test_kernel_ferm_rows_on_sliced_gram_matrices_are_the_rbf_fits(method):
+    """Kernel FERM rows fit FERMClassifier(kernel="precomputed") on slices of one Gram matrix
+    per γ: the same choice, CV accuracy and predictions as FERMClassifier(kernel="rbf")
+    refitted on the fold's rows of X (computed here independently)."""
+    from krepro.data.adult import AdultSplit
+    from krepro.fairness.ferm import FERMClassifier
+    from krepro.studies.adult.run import FERM_FORMULATIONS, METHODS, run_method
+    from krepro.studies.adult.selection import cross_validated_choice, grid_candidates
+
+    rng = np.random.default_rng(3)
+    n = 120
+    X = rng.standard_normal((n, 3))
+    s = (rng.random(n) < 0.5).astype(int)
+    y = np.where(X[:, 0] + 0.5 * s + 0.4 * rng.standard_normal(n) > 0.2, 1, -1)
+    X_test = rng.standard_normal((80, 3))
+    s_test = (rng.random(80) < 0.5).astype(int)
+    y_test = np.where(X_test[:, 0] + 0.5 * s_test > 0.2, 1, -1)
+    split = AdultSplit("reference", X, y, s, X_test, y_test, s_test, ("a", "b", "c"), (2,))
+    options = {
+        "ferm_intercept": "all_support",
+        "linear_ferm_selection": "argmax",
+        "oblivious_drop_sensitive": True,
+    }
+    grid = {"C": [0.5, 4.0], "gamma": [0.1, 1.0]}
+    record = run_method(split, method, grid=grid, grid_name="g", n_folds=3, options=options)
+
+    formulation = FERM_FORMULATIONS[METHODS[method][2]]
+    misaligned = method == "ferm_rbf_misaligned"
+
+    def fit(candidate, rows):
+        C, gamma = candidate
+        groups = s[: len(rows)] if misaligned else s[rows]
+        clf = FERMClassifier(
+            kernel="rbf", C=C, gamma=gamma, intercept="all_support", formulation=formulation
+        )
+        return clf.fit(X[rows], y[rows], sensitive_features=groups)
+
+    choice, accuracy, _ = cross_validated_choice(
+        grid_candidates(grid, "rbf"), lambda c, tr, va: fit(c, tr).predict(X[va]), y, 3
+    )
+    predictions = fit(choice, np.arange(n)).predict(X_test)
+    assert (record["C"], record["gamma"]) == choice
+    assert record["cv_accuracy"] == pytest.approx(accuracy, abs=1e-12)
+    assert record["test_error"] == pytest.approx(np.mean(predictions != y_test), abs=1e-12)

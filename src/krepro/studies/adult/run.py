@@ -7,9 +7,9 @@ is refitted on the whole training set; the test set gives the mean prediction er
 the predictions (share of +1; a classifier predicting one class has DEO = e_β = 0 trivially).
 
 Cross-validation is a manual loop (not ``GridSearchCV``): the sensitive feature is sliced with
-the fold's rows for FERM (the FERM reference misaligns it), and the oblivious and plain Gram
-matrices are computed once per γ and sliced per fold (as ``GridSearchCV`` does with a
-precomputed kernel).
+the fold's rows for FERM (the FERM reference misaligns it), and the plain, oblivious and
+kernel-FERM Gram matrices are computed once per γ and sliced per fold (as ``GridSearchCV``
+does with a precomputed kernel; kernel FERM through ``FERMClassifier(kernel="precomputed")``).
 
 Methods (``METHODS``): the SVM (``sklearn.svm.SVC``), linear FERM in closed form
 (:class:`~krepro.fairness.ferm.LinearFERM`), kernel FERM
@@ -135,10 +135,48 @@ def _svm_method(split, kernel, grid, n_folds):
     return choice, cv_accuracy, model.predict(grams[choice[1]]), model.predict(test_gram)
 
 
+def _kernel_ferm_method(split, family, grid, n_folds, options):
+    """Kernel FERM (RBF): ``FERMClassifier(kernel="precomputed")`` on a Gram matrix per γ.
+
+    The same fits as ``FERMClassifier(kernel="rbf", gamma=γ)`` on the fold's rows of X
+    (gender included, as in the paper): the Gram matrix of the training rows is computed
+    once per γ and sliced per fold (as for the SVM rows) instead of once per fit and
+    prediction.
+    """
+    X, y, s = split.X_train, split.y_train, split.s_train
+    misaligned = options.get("ferm_cv_groups", "aligned") == "misaligned"
+    grams = {gamma: gram(X, None, "rbf", gamma=gamma) for gamma in grid["gamma"]}
+
+    def fit(candidate, rows):
+        C, gamma = candidate
+        estimator = FERMClassifier(
+            kernel="precomputed",
+            C=C,
+            intercept=options["ferm_intercept"],
+            formulation=FERM_FORMULATIONS[family],
+        )
+        # misaligned: the reference's positional indexing of the full column
+        groups = s[: len(rows)] if misaligned else s[rows]
+        block = grams[gamma].take(rows, axis=0).take(rows, axis=1)
+        return estimator.fit(block, y[rows], sensitive_features=groups)
+
+    def fit_predict(candidate, tr, va):
+        return fit(candidate, tr).predict(grams[candidate[1]].take(va, axis=0).take(tr, axis=1))
+
+    choice, cv_accuracy, _ = cross_validated_choice(
+        grid_candidates(grid, "rbf"), fit_predict, y, n_folds
+    )
+    model = fit(choice, np.arange(len(y)))
+    test_gram = gram(split.X_test, X, "rbf", gamma=choice[1])
+    return choice, cv_accuracy, model.predict(grams[choice[1]]), model.predict(test_gram)
+
+
 def _feature_method(split, family, kernel, grid, n_folds, options):
     """FERM: features X (gender included, as in the paper) and the groups."""
     if family == "svm":
         return _svm_method(split, kernel, grid, n_folds)
+    if kernel == "rbf" and family in FERM_FORMULATIONS:
+        return _kernel_ferm_method(split, family, grid, n_folds, options)
     X, y, s = split.X_train, split.y_train, split.s_train
     needs_groups = family in ("linear_ferm", *FERM_FORMULATIONS)
     misaligned = options.get("ferm_cv_groups", "aligned") == "misaligned"
