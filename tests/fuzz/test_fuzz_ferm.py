@@ -198,7 +198,11 @@ TOL = ((1e-9, 1e-6), (), (0.0, -1.0, np.nan, "1e-9"))
 def hinge_cases(draw):
     n, d, n_test = draw(sizes(n_min=8))
     bad = draw(corrupted(("X", "X_test", "y", "C", "tol")))
-    params = {"C": draw(positive("C", bad == "C")), "tol": draw(hyper("tol", *TOL, bad == "tol"))}
+    params = {
+        "C": draw(positive("C", bad == "C")),
+        "tol": draw(hyper("tol", *TOL, bad == "tol")),
+        "solver": plain(draw(st.sampled_from(("piqp", "ipm")))),
+    }
     return Case(params, draw(classification(n, d, n_test, bad, fair=False)))
 
 
