@@ -135,6 +135,7 @@ def linear_ferm_cases(draw):
     params = {
         "C": draw(positive("C", bad == "C", extreme=LIBSVM_C_EXTREME)),
         "selection": plain(draw(st.sampled_from(("argmax_abs", "argmax")))),
+        "solver": plain(draw(st.sampled_from(("libsvm", "exact")))),
         "tol": draw(hyper("tol", (1e-3, 1e-6), (), (0.0, -1.0, np.nan), bad == "tol")),
         # finite: libsvm's SMO without a cap (-1, the default, in the unit tests) can need
         # billions of iterations on the extreme-scale inputs drawn here
