@@ -18,6 +18,7 @@ from krepro.fairness.streaming import StreamingObliviousRidge
         ObliviousRidge(mode="m-oblivious"),
         LinearEpsilonSVR(),
         LinearHingeSVC(),
+        LinearHingeSVC(solver="ipm"),
         HSICRidge(),
         StreamingObliviousRidge(n_components=50),
     ]

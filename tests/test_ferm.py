@@ -9,6 +9,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krepro.fairness.ferm import FERMClassifier, LinearFERM, equal_opportunity_gap, solve_ferm_dual
+from krepro.fairness.linear_svc import LinearHingeSVC, hinge_svm_objective
 from krepro.kernels import gram
 
 
@@ -31,6 +32,7 @@ def _data(n=240, seed=0):
         FERMClassifier(formulation="donini"),
         FERMClassifier(kernel="precomputed"),
         LinearFERM(),
+        LinearFERM(solver="exact"),
     ]
 )
 def test_sklearn_compatible_estimator(estimator, check):
@@ -124,6 +126,43 @@ def test_linear_ferm_weights_orthogonal_to_gap_and_equal_mean_scores():
         np.testing.assert_allclose(
             clf.decision_function(X), clf.svc_.decision_function(clf._reduce(X)), atol=1e-10
         )
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 8.0])
+@pytest.mark.parametrize("selection", ["argmax_abs", "argmax"])
+def test_exact_linear_ferm_solves_the_reduced_svm_to_optimality(selection, C):
+    """solver="exact": w ⟂ u, and on the reduced features the primal objective is never above
+    libsvm's (whose SMO stops at its KKT tolerance), with the same constrained classifier as a
+    tight libsvm solve."""
+    X, y, s = _data(n=300, seed=8)
+    exact = LinearFERM(C=C, selection=selection, solver="exact").fit(X, y, sensitive_features=s)
+    libsvm = LinearFERM(C=C, selection=selection).fit(X, y, sensitive_features=s)
+    assert isinstance(exact.svc_, LinearHingeSVC) and isinstance(exact.svc_.n_iter_, int)
+    assert exact.feature_index_ == libsvm.feature_index_
+    assert abs(exact.coef_[0] @ exact.u_) < 1e-10 * np.linalg.norm(exact.coef_[0])
+    assert abs(equal_opportunity_gap(exact.decision_function(X), y, s)) < 1e-10
+    Z, signed = exact._reduce(X), np.where(y == exact.classes_[1], 1.0, -1.0)
+
+    def objective(model):
+        w = model.svc_.coef_.ravel()
+        return hinge_svm_objective(w, float(np.ravel(model.svc_.intercept_)[0]), Z, signed, C)
+
+    assert objective(exact) == pytest.approx(exact.svc_.objective_, rel=1e-12)
+    assert objective(exact) <= objective(libsvm) * (1 + 1e-9)
+    tight = LinearFERM(C=C, selection=selection, tol=1e-10).fit(X, y, sensitive_features=s)
+    assert objective(exact) <= objective(tight) * (1 + 1e-9)
+    # libsvm keeps its kernel cache in single precision: even its tight solve is up to 1e-4
+    # off the optimum in the decision values. PIQP on the primal QP of the same reduced
+    # features is the independent tight solve.
+    piqp = LinearHingeSVC(C=C, tol=1e-12).fit(Z, signed)
+    np.testing.assert_allclose(
+        exact.decision_function(X), piqp.decision_function(Z), rtol=1e-6, atol=1e-6
+    )
+    # the decision function in the original coordinates is the reduced SVM's
+    np.testing.assert_allclose(
+        exact.decision_function(X), exact.svc_.decision_function(Z), atol=1e-10
+    )
+    assert exact.n_iter_ == exact.svc_.n_iter_ and libsvm.n_iter_ > 0
 
 
 def test_linear_ferm_selection_rules():

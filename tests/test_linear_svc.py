@@ -91,3 +91,97 @@ def test_rejects_bad_input(data):
         LinearHingeSVC().fit(Z, np.ones(len(y)))
     with pytest.raises(ValueError):
         LinearHingeSVC().fit(Z, y[:-1])
+
+
+def _one_hot_data(n=400, seed=4):
+    """Adult-like: standardised numbers beside one-hot blocks whose columns sum to 1 (X has
+    lower rank than its width, the constant lies in its column span)."""
+    rng = np.random.default_rng(seed)
+    numbers = rng.standard_normal((n, 3))
+    blocks = [np.eye(k)[rng.integers(0, k, n)] for k in (4, 6)]
+    X = np.hstack([numbers, *blocks])
+    score = numbers @ np.array([1.0, -0.5, 0.3]) + blocks[0] @ np.array([0.5, -0.5, 0.0, 1.0])
+    y = np.where(score + rng.standard_normal(n) > 0.4, 1, -1)
+    return X, y
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 30.0])
+def test_ipm_matches_a_tight_libsvm_solve(data, C):
+    Z, y = data
+    exact = LinearHingeSVC(C=C, solver="ipm").fit(Z, y)
+    assert isinstance(exact.n_iter_, int)  # the dedicated method converged (no fallback)
+    tight = SVC(kernel="linear", C=C, tol=1e-10).fit(Z, y)
+    w, b = _libsvm_point(tight)
+    reference = hinge_svm_objective(w, b, Z, _signed(exact, y), C)
+    assert exact.objective_ <= reference + 1e-9 * abs(reference)
+    # libsvm keeps its kernel cache in single precision: at C = 30 its w is 1e-5 off the
+    # optimum (objective 8e-8 above it, however small its tol), where PIQP agrees with the IPM
+    close = 1e-6 if C <= 1 else 2e-5
+    np.testing.assert_allclose(exact.coef_, w, rtol=close, atol=close)
+    decision = tight.decision_function(Z)
+    np.testing.assert_allclose(exact.decision_function(Z), decision, rtol=close, atol=close)
+    piqp = LinearHingeSVC(C=C, tol=1e-12).fit(Z, y)
+    np.testing.assert_allclose(exact.decision_function(Z), piqp.decision_function(Z), atol=1e-6)
+    assert set(exact.classes_) == {2, 7}
+
+
+@pytest.mark.parametrize("C", [2.0**-4, 1.0, 2.0**4])
+@pytest.mark.parametrize("shape", ["one_hot", "wide"])
+def test_ipm_and_piqp_reach_the_same_optimum(shape, C):
+    """Rank-deficient one-hot features (the (d + 1)-square Newton systems) and more features
+    than rows (the n-square ones): the objective of PIQP's primal QP, to 1e-9."""
+    if shape == "one_hot":
+        X, y = _one_hot_data()
+    else:
+        rng = np.random.default_rng(5)
+        X = rng.standard_normal((40, 60))
+        y = np.where(X[:, 0] + 0.5 * rng.standard_normal(40) > 0, 1, -1)
+    ipm = LinearHingeSVC(C=C, solver="ipm").fit(X, y)
+    piqp = LinearHingeSVC(C=C).fit(X, y)
+    assert isinstance(ipm.n_iter_, int) and piqp.n_iter_ is None
+    # both stop at a relative duality gap of 1e-9: neither is more than that above the other
+    assert ipm.objective_ <= piqp.objective_ * (1 + 1e-9)
+    assert piqp.objective_ <= ipm.objective_ * (1 + 1e-8)
+    assert (ipm.predict(X) == piqp.predict(X)).all()
+
+
+def test_ipm_beats_libsvm_where_smo_stops_early():
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((100, 2))
+    y = (rng.random(100) < 0.35).astype(int)  # labels independent of Z
+    C = 2.0**8
+    exact = LinearHingeSVC(C=C, solver="ipm").fit(Z, y)
+    w, b = _libsvm_point(SVC(kernel="linear", C=C).fit(Z, y))
+    assert exact.objective_ < hinge_svm_objective(w, b, Z, _signed(exact, y), C) * (1 - 1e-5)
+    assert exact.objective_ == pytest.approx(LinearHingeSVC(C=C).fit(Z, y).objective_, rel=1e-9)
+
+
+def test_ipm_hands_extreme_scales_to_piqp(data):
+    """Where the dedicated method does not converge (here H Hᵀ overflows), the primal QP is
+    solved by PIQP: the same answer or the same refusal as ``solver="piqp"``."""
+    Z, y = data
+    for scale in (1e6, 1e200):
+        outcomes = []
+        for solver in ("ipm", "piqp"):
+            try:
+                model = LinearHingeSVC(C=1.0, solver=solver).fit(Z * scale, y)
+                outcomes.append((model.n_iter_, model.decision_function(Z * scale)))
+            except ValueError as error:
+                outcomes.append(str(error))
+        if isinstance(outcomes[1], str):
+            assert outcomes[0] == outcomes[1]
+        else:
+            assert outcomes[0][0] is None
+            np.testing.assert_array_equal(outcomes[0][1], outcomes[1][1])
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 30.0])
+def test_ipm_solution_is_polished_onto_its_active_set(data, C):
+    """The interior-point iterate pins the margins of the free support vectors to ~1e-7;
+    solved on its active set, every margin is 1 to round-off or clearly away from 1."""
+    Z, y = data
+    model = LinearHingeSVC(C=C, solver="ipm").fit(Z, y)
+    margin = _signed(model, y) * model.decision_function(Z)
+    near = np.abs(margin - 1) < 1e-4
+    assert near.sum() >= 2
+    assert np.max(np.abs(margin[near] - 1)) < 1e-11

@@ -135,6 +135,7 @@ def linear_ferm_cases(draw):
     params = {
         "C": draw(positive("C", bad == "C", extreme=LIBSVM_C_EXTREME)),
         "selection": plain(draw(st.sampled_from(("argmax_abs", "argmax")))),
+        "solver": plain(draw(st.sampled_from(("libsvm", "exact")))),
         "tol": draw(hyper("tol", (1e-3, 1e-6), (), (0.0, -1.0, np.nan), bad == "tol")),
         # finite: libsvm's SMO without a cap (-1, the default, in the unit tests) can need
         # billions of iterations on the extreme-scale inputs drawn here
@@ -198,7 +199,11 @@ TOL = ((1e-9, 1e-6), (), (0.0, -1.0, np.nan, "1e-9"))
 def hinge_cases(draw):
     n, d, n_test = draw(sizes(n_min=8))
     bad = draw(corrupted(("X", "X_test", "y", "C", "tol")))
-    params = {"C": draw(positive("C", bad == "C")), "tol": draw(hyper("tol", *TOL, bad == "tol"))}
+    params = {
+        "C": draw(positive("C", bad == "C")),
+        "tol": draw(hyper("tol", *TOL, bad == "tol")),
+        "solver": plain(draw(st.sampled_from(("piqp", "ipm")))),
+    }
     return Case(params, draw(classification(n, d, n_test, bad, fair=False)))
 
 

@@ -36,7 +36,9 @@ their eq. (12)). Two estimators:
     :math:`u = \mathrm{mean}(x\,|\,y=+1, s=s_{\min}) - \mathrm{mean}(x\,|\,y=+1, s=s_{\max})`
     and a coordinate :math:`k` with :math:`u_k \ne 0`, map :math:`x \mapsto x - (x_k/u_k)u`,
     delete coordinate :math:`k` and fit a linear SVM; the resulting weight vector is
-    orthogonal to :math:`u` (ε = 0).
+    orthogonal to :math:`u` (ε = 0). The SVM is libsvm's (``solver="libsvm"``) or the same
+    problem solved to optimality in the primal
+    (``solver="exact"``, :class:`~krepro.fairness.linear_svc.LinearHingeSVC`).
 
 Both take the sensitive feature in ``fit(X, y, *, sensitive_features=...)``, so cross-
 validation (sklearn metadata routing, or a manual split) slices it per fold — the FERM
@@ -58,6 +60,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted
 
 from krepro.fairness.ferm_dual import solve_exact_dual, solve_ferm_dual, svm_intercept
+from krepro.fairness.linear_svc import LinearHingeSVC
 from krepro.kernels import gram, kernel_params
 from krepro.validation import (
     POSITIVE_FINITE,
@@ -73,6 +76,7 @@ __all__ = ["FERMClassifier", "LinearFERM", "equal_opportunity_gap", "solve_ferm_
 INTERCEPTS = ("free", "all_support")
 FORMULATIONS = ("exact", "donini")
 SELECTIONS = ("argmax_abs", "argmax")
+LINEAR_SOLVERS = ("libsvm", "exact")
 
 
 def _binary_targets(estimator, y):
@@ -508,9 +512,17 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
         The constraint holds either way, but the SVM regularises the reduced weights, so the
         choice changes the solution.
     tol : float, default=1e-3
-        Tolerance of the linear SVM (``SVC(kernel="linear")``).
+        Tolerance of the linear SVM (``SVC(kernel="linear")``); ``solver="libsvm"`` only.
     max_iter : int, default=-1
-        Iteration cap of the linear SVM (−1: none).
+        Iteration cap of the linear SVM (−1: none); ``solver="libsvm"`` only.
+    solver : {"libsvm", "exact"}, default="libsvm"
+        Solver of the linear SVM on the reduced features :math:`z`,
+        :math:`\min_{w, b} \tfrac12\lVert w\rVert^2 + C\sum_i \max(0, 1 - y_i(\langle w,
+        z_i\rangle + b))`: ``"libsvm"`` is ``SVC(kernel="linear")`` (SMO, stopped at the
+        KKT tolerance ``tol``; slow at large C when the classes overlap), ``"exact"`` is
+        ``LinearHingeSVC(solver="ipm")`` (:class:`~krepro.fairness.linear_svc.LinearHingeSVC`),
+        the same problem solved to optimality (relative duality gap 1e-10) by an
+        interior-point method; its objective is never above libsvm's beyond that gap.
 
     Attributes
     ----------
@@ -519,13 +531,16 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
         Mean of the positives of the lowest sensitive value minus that of the highest.
     feature_index_ : int or None
         Eliminated coordinate :math:`k`.
-    svc_ : SVC
-        The linear SVM on the reduced features.
+    svc_ : SVC or LinearHingeSVC
+        The linear SVM on the reduced features (``SVC`` for ``solver="libsvm"``,
+        :class:`~krepro.fairness.linear_svc.LinearHingeSVC` for ``"exact"``).
     coef_ : ndarray of shape (1, n_features)
         Weight vector in the original coordinates (orthogonal to ``u_``).
     intercept_ : ndarray of shape (1,)
-    n_iter_ : int
-        Iterations of the linear SVM.
+    n_iter_ : int or None
+        Iterations of the linear SVM: libsvm's, or those of the interior-point method of
+        ``solver="exact"`` (None where it handed the problem to PIQP, see
+        :class:`~krepro.fairness.linear_svc.LinearHingeSVC`).
     n_features_in_ : int
 
     References
@@ -544,17 +559,19 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, C=1.0, selection="argmax_abs", tol=1e-3, max_iter=-1):
+    def __init__(self, C=1.0, selection="argmax_abs", tol=1e-3, max_iter=-1, solver="libsvm"):
         self.C = C
         self.selection = selection
         self.tol = tol
         self.max_iter = max_iter
+        self.solver = solver
 
     _parameter_constraints: ClassVar[dict] = {
         "C": [POSITIVE_FINITE],
         "selection": [StrOptions(set(SELECTIONS))],
         "tol": [POSITIVE_FINITE],
         "max_iter": [Interval(Integral, -1, None, closed="left")],
+        "solver": [StrOptions(set(LINEAR_SOLVERS))],
     }
 
     def _reduce(self, X):
@@ -597,12 +614,20 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
         degenerate = Z.shape[1] == 0  # one feature: only w = 0 is orthogonal to u
         if degenerate:
             Z = np.zeros((X.shape[0], 1))
-        # gamma is unused by the linear kernel; "scale" would compute X.var(), which
-        # overflows at 1e300
-        self.svc_ = SVC(kernel="linear", C=self.C, gamma=1.0, tol=self.tol, max_iter=self.max_iter)
-        with errors_naming("X"):  # libsvm: "The dual coefficients ... are not finite"
-            self.svc_.fit(Z, y_signed)
-        w = self.svc_.coef_[0]
+        if self.solver == "exact":
+            self.svc_ = LinearHingeSVC(C=self.C, solver="ipm", tol=1e-10).fit(Z, y_signed)
+            w, b = self.svc_.coef_, self.svc_.intercept_
+            self.n_iter_ = self.svc_.n_iter_
+        else:
+            # gamma is unused by the linear kernel; "scale" would compute X.var(), which
+            # overflows at 1e300
+            self.svc_ = SVC(
+                kernel="linear", C=self.C, gamma=1.0, tol=self.tol, max_iter=self.max_iter
+            )
+            with errors_naming("X"):  # libsvm: "The dual coefficients ... are not finite"
+                self.svc_.fit(Z, y_signed)
+            w, b = self.svc_.coef_[0], self.svc_.intercept_[0]
+            self.n_iter_ = int(np.max(self.svc_.n_iter_))
         if degenerate:
             coef = np.zeros(X.shape[1])
         elif self.u_ is None:
@@ -613,8 +638,7 @@ class LinearFERM(_BinaryClassifierMixin, BaseEstimator):
             coef = np.insert(w, k, 0.0)
             coef[k] = -(u @ coef) / u[k]
         self.coef_ = coef[None, :]
-        self.intercept_ = self.svc_.intercept_.copy()
-        self.n_iter_ = int(np.max(self.svc_.n_iter_))
+        self.intercept_ = np.array([float(b)])
         return self
 
     def decision_function(self, X):

@@ -23,6 +23,20 @@ kernel, applied to oblivious test features). The paper does not describe its obl
 Adult; this is a reconstruction: S = 1{male}; the first half of the training rows are the
 learner's points, the second half estimate the conditional means; gender removed from the
 oblivious SVM's input (``oblivious_drop_sensitive``).
+
+Linear solver (protocol option ``linear_solver``, :data:`LINEAR_SOLVERS`): ``"libsvm"``
+(default; the FERM repository's solver, kept by the ``reference`` protocol) or ``"exact"``,
+the same C-SVM problems :math:`\min_{w,b} \tfrac12\lVert w\rVert^2 + C\sum_i \max(0, 1 -
+y_i(\langle w, z_i\rangle + b))` solved to optimality (relative duality gap 1e-10) by
+``LinearHingeSVC(solver="ipm")`` (:class:`~krepro.fairness.linear_svc.LinearHingeSVC`)
+instead of by SMO to libsvm's KKT tolerance of 1e-3 (slow at the grid's large C; ≈ 6× the
+CPU time of these rows on the paper grid): the linear SVM on X (``svm_linear``), linear
+FERM on its projected features (``LinearFERM(solver="exact")``), and the oblivious /
+M-oblivious linear SVMs on a factor :math:`Z` of their Gram matrix (rank ≤ features + 1,
+:func:`~krepro.fairness.linear_svc.gram_factor`; a fold's SVM on the Gram block
+:math:`K_{tr,tr} = Z_{tr} Z_{tr}^\top` is the linear SVM on the rows :math:`Z_{tr}`, and its
+validation decisions :math:`K_{va,tr}\beta = Z_{va} w`). The kernel-FERM rows
+(``ferm_linear_qp``, ``ferm_linear_exact``) and the RBF rows are unaffected.
 """
 
 from __future__ import annotations
@@ -34,6 +48,7 @@ from sklearn.svm import SVC
 
 from krepro.data.adult import load_adult
 from krepro.fairness.ferm import FERMClassifier, LinearFERM
+from krepro.fairness.linear_svc import LinearHingeSVC, gram_factor
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.kernels import gram
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
@@ -42,6 +57,7 @@ from krepro.workflow.records import write_records
 
 __all__ = [
     "FERM_FORMULATIONS",
+    "LINEAR_SOLVERS",
     "METHODS",
     "METHOD_LABELS",
     "METHOD_OPTIONS",
@@ -81,13 +97,17 @@ TABLE1_ROW = {"ferm_rbf_misaligned": "ferm_rbf", "oblivious_rbf_gender": "oblivi
 # FERMClassifier formulation of each kernel-FERM family: the paper's Table 1 ran Donini et
 # al.'s eq. (14); the exact dual of the same primal is an extension.
 FERM_FORMULATIONS = {"ferm": "donini", "ferm_exact": "exact"}
+#: Solvers of the linear SVM, linear FERM and linear (M-)oblivious SVM rows (module docstring).
+LINEAR_SOLVERS = ("libsvm", "exact")
 
 
 def _estimator(family, kernel, C, gamma, options):
     if family == "svm":
         return SVC(kernel=kernel, C=C, gamma=gamma if gamma is not None else "scale")
     if family == "linear_ferm":
-        return LinearFERM(C=C, selection=options["linear_ferm_selection"])
+        return LinearFERM(
+            C=C, selection=options["linear_ferm_selection"], solver=options["linear_solver"]
+        )
     return FERMClassifier(
         kernel=kernel,
         C=C,
@@ -116,7 +136,28 @@ def _precomputed_svm(grams, y, grid, kernel, n_folds):
     return choice, cv_accuracy, fit(choice, np.arange(len(y)))
 
 
-def _svm_method(split, kernel, grid, n_folds):
+def _exact_linear_svm(Z, y, grid, n_folds):
+    r""":class:`~krepro.fairness.linear_svc.LinearHingeSVC` on features ``Z``, sliced per fold.
+
+    The linear SVM of ``_precomputed_svm`` on the Gram matrix :math:`ZZ^\top` (its fold
+    block :math:`Z_{tr}Z_{tr}^\top` and validation block :math:`Z_{va}Z_{tr}^\top`), solved
+    to optimality. Returns the cross-validated (C, None), its accuracy and the SVM refitted
+    on all rows.
+    """
+
+    def fit(candidate, rows):
+        return LinearHingeSVC(C=candidate[0], solver="ipm", tol=1e-10).fit(Z[rows], y[rows])
+
+    def fit_predict(candidate, tr, va):
+        return fit(candidate, tr).predict(Z[va])
+
+    choice, cv_accuracy, _ = cross_validated_choice(
+        grid_candidates(grid, "linear"), fit_predict, y, n_folds
+    )
+    return choice, cv_accuracy, fit(choice, np.arange(len(y)))
+
+
+def _svm_method(split, kernel, grid, n_folds, options):
     """SVM: ``SVC(kernel="precomputed")`` on a Gram matrix per γ, sliced per fold.
 
     The same SVM as ``SVC(kernel=kernel, gamma=γ)`` on X (gender included, as in the paper);
@@ -124,6 +165,9 @@ def _svm_method(split, kernel, grid, n_folds):
     and C, as ``GridSearchCV`` does with a precomputed kernel.
     """
     X, y = split.X_train, split.y_train
+    if kernel == "linear" and options["linear_solver"] == "exact":
+        choice, cv_accuracy, model = _exact_linear_svm(X, y, grid, n_folds)
+        return choice, cv_accuracy, model.predict(X), model.predict(split.X_test)
     grams = {
         gamma: gram(X, None, kernel, **({} if gamma is None else {"gamma": gamma}))
         for gamma in (grid["gamma"] if kernel == "rbf" else [None])
@@ -174,7 +218,7 @@ def _kernel_ferm_method(split, family, grid, n_folds, options):
 def _feature_method(split, family, kernel, grid, n_folds, options):
     """FERM: features X (gender included, as in the paper) and the groups."""
     if family == "svm":
-        return _svm_method(split, kernel, grid, n_folds)
+        return _svm_method(split, kernel, grid, n_folds, options)
     if kernel == "rbf" and family in FERM_FORMULATIONS:
         return _kernel_ferm_method(split, family, grid, n_folds, options)
     X, y, s = split.X_train, split.y_train, split.s_train
@@ -217,14 +261,19 @@ def _gram_method(split, family, kernel, grid, n_folds, options):
             train_gram = oblivious.plain_gram(X_train[learn])
         kernels[gamma], grams[gamma] = oblivious, train_gram
 
+    def test_gram(gamma):
+        if family == "oblivious":
+            return kernels[gamma].gram(X_test, split.s_test, X_train[learn], s)
+        return kernels[gamma].mixed_gram(X_test, split.s_test, X_train[learn])
+
+    if kernel == "linear" and options["linear_solver"] == "exact":
+        # the features of the one (linear) Gram matrix: rank ≤ features (+ 1)
+        Z, Z_test = gram_factor(grams[None], test_gram(None), max_rank=X_train.shape[1] + 1)
+        choice, cv_accuracy, model = _exact_linear_svm(Z, y, grid, n_folds)
+        return choice, cv_accuracy, model.predict(Z), model.predict(Z_test), n_learn
     choice, cv_accuracy, model = _precomputed_svm(grams, y, grid, kernel, n_folds)
-    oblivious = kernels[choice[1]]
-    if family == "oblivious":
-        test_gram = oblivious.gram(X_test, split.s_test, X_train[learn], s)
-    else:
-        test_gram = oblivious.mixed_gram(X_test, split.s_test, X_train[learn])
     train_prediction = model.predict(grams[choice[1]])
-    return choice, cv_accuracy, train_prediction, model.predict(test_gram), n_learn
+    return choice, cv_accuracy, train_prediction, model.predict(test_gram(choice[1])), n_learn
 
 
 def run_method(split, method, *, grid, grid_name, n_folds, options, split_index=0):
@@ -232,11 +281,16 @@ def run_method(split, method, *, grid, grid_name, n_folds, options, split_index=
 
     ``options``: ``ferm_intercept`` ("free" | "all_support"), ``linear_ferm_selection``
     ("argmax_abs" | "argmax"), ``oblivious_drop_sensitive`` (bool), and optionally
-    ``ferm_cv_groups`` ("aligned" | "misaligned"); a variant method
-    (:data:`METHOD_OPTIONS`) overrides them. ``split_index`` is recorded.
+    ``ferm_cv_groups`` ("aligned" | "misaligned") and ``linear_solver`` (one of
+    :data:`LINEAR_SOLVERS`, default "libsvm"; recorded in ``params`` either way); a variant
+    method (:data:`METHOD_OPTIONS`) overrides them. ``split_index`` is recorded.
     """
     label, kernel, family = METHODS[method]
-    options = {**options, **METHOD_OPTIONS.get(method, {})}
+    options = {"linear_solver": "libsvm", **options, **METHOD_OPTIONS.get(method, {})}
+    if options["linear_solver"] not in LINEAR_SOLVERS:
+        raise ValueError(
+            f"linear_solver must be one of {LINEAR_SOLVERS}, got {options['linear_solver']!r}."
+        )
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     if family in ("oblivious", "m_oblivious"):
         choice, cv_accuracy, train_pred, test_pred, n_learn = _gram_method(
