@@ -80,6 +80,7 @@ rule adult_full_sweep:
         logs("adult_full/sweep.log"),
     benchmark:
         benchmarks("adult_full_sweep.tsv")
+    priority: 1
     threads: 1
     resources:
         mem_mb=2000,

@@ -10,6 +10,7 @@ rule illustration_sample:
         logs("illustration/sample.log"),
     benchmark:
         benchmarks("illustration_sample.tsv")
+    priority: 1
     threads: 1
     resources:
         mem_mb=500,
