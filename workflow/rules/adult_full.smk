@@ -28,6 +28,7 @@ rule adult_full_select:
         logs("adult_full/select.log"),
     benchmark:
         benchmarks("adult_full_select.tsv")
+    priority: 1
     threads: 1
     resources:
         mem_mb=2000,
