@@ -193,12 +193,7 @@ def _kernel_ferm_method(split, family, grid, n_folds, options):
 
     def fit(candidate, rows):
         C, gamma = candidate
-        estimator = FERMClassifier(
-            kernel="precomputed",
-            C=C,
-            intercept=options["ferm_intercept"],
-            formulation=FERM_FORMULATIONS[family],
-        )
+        estimator = _estimator(family, "precomputed", C, None, options)
         # misaligned: the reference's positional indexing of the full column
         groups = s[: len(rows)] if misaligned else s[rows]
         block = grams[gamma].take(rows, axis=0).take(rows, axis=1)
