@@ -1,7 +1,11 @@
 """Fixtures shared by the workflow tests: the tiny config and one complete tiny run.
 
 The tiny run is session-wide: the tests that extend it (snapshot, reruns, a new study) start
-from its results instead of running the whole workflow again.
+from its results instead of running the whole workflow again. Under pytest-xdist with
+``--dist loadgroup`` (the workflow lane in ``.ci/run``) those tests share one worker, so the
+tiny run is made once, and so do the tests of a module-scoped fixture (the code-tracking
+copy); every other workflow test runs on the other worker meanwhile, each in its own
+temporary directory.
 """
 
 from __future__ import annotations
@@ -10,6 +14,16 @@ from pathlib import Path
 
 import pytest
 from test_workflow import TINY_CONFIG, console_file, load_yaml, ok, snakemake
+
+
+def pytest_collection_modifyitems(items):
+    """One xdist group per expensive shared fixture: its users run on one worker."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if "tiny_run" in fixtures:
+            item.add_marker(pytest.mark.xdist_group("tiny_run"))
+        elif item.module.__name__.endswith("test_code_tracking"):
+            item.add_marker(pytest.mark.xdist_group("code_tracking"))
 
 
 @pytest.fixture(scope="session")

@@ -335,8 +335,24 @@ def test_snakemake_exits_within_one_scheduler_span(tmp_path):
 # --------------------------------------------------------------------------- tiny run
 
 
-@pytest.mark.slow
 @pytest.mark.smoke
+def test_one_study_runs_end_to_end(tmp_path):
+    """The fast lane's end-to-end run: ``snakemake adult`` on the tiny config, from the UCI
+    download (the offline mirror, checksums verified) through the fits to Table 1, its
+    figure and its report section. The whole tiny run (every study and the report) is the
+    workflow lane's ``tiny_run``."""
+    out = ok(snakemake("adult", workdir=tmp_path, config=TINY_CONFIG))
+    stats = job_stats(out)
+    assert {"adult_fit", "adult_summary", "adult"} <= set(stats), out
+    assert not set(stats) & {"report", "all"}, out  # the target, not the default
+    for path in (*STUDIES["adult"].outputs, STUDIES["adult"].section):
+        assert (tmp_path / "results" / path).stat().st_size > 0, path
+    assert (tmp_path / "results/figures/adult_table1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = pd.read_csv(tmp_path / "results/tables/adult_table1.csv")
+    assert len(table) > 0 and table.notna().any(axis=None)
+
+
+@pytest.mark.slow
 def test_tiny_run_outputs(tiny_run, tiny):
     for path in OUTPUTS:
         assert (tiny_run / path).is_file(), f"missing {path}"
