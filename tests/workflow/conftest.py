@@ -16,14 +16,22 @@ import pytest
 from test_workflow import TINY_CONFIG, console_file, load_yaml, ok, snakemake
 
 
+_OWN_DIRECTORY = {"tmp_path", "tmp_path_factory", "tiny_run"}
+
+
 def pytest_collection_modifyitems(items):
-    """One xdist group per expensive shared fixture: its users run on one worker."""
+    """xdist groups (``--dist loadgroup``): the users of one expensive shared fixture run on
+    one worker, and so do the workflow tests without a directory of their own (dry runs and
+    ``--lint`` in the checkout, which share its ``.snakemake`` lock)."""
     for item in items:
-        fixtures = getattr(item, "fixturenames", ())
+        fixtures = set(getattr(item, "fixturenames", ()))
+        workflow = item.get_closest_marker("workflow") is not None
         if "tiny_run" in fixtures:
             item.add_marker(pytest.mark.xdist_group("tiny_run"))
         elif item.module.__name__.endswith("test_code_tracking"):
             item.add_marker(pytest.mark.xdist_group("code_tracking"))
+        elif workflow and not fixtures & _OWN_DIRECTORY:
+            item.add_marker(pytest.mark.xdist_group("checkout"))
 
 
 @pytest.fixture(scope="session")
