@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from test_workflow import TINY_CONFIG, console_file, load_yaml, ok, snakemake
 
-
 _OWN_DIRECTORY = {"tmp_path", "tmp_path_factory", "tiny_run"}
 
 
