@@ -27,7 +27,7 @@ def pytest_collection_modifyitems(items):
         workflow = item.get_closest_marker("workflow") is not None
         if "tiny_run" in fixtures:
             item.add_marker(pytest.mark.xdist_group("tiny_run"))
-        elif item.module.__name__.endswith("test_code_tracking"):
+        elif item.path.name == "test_code_tracking.py":
             item.add_marker(pytest.mark.xdist_group("code_tracking"))
         elif workflow and not fixtures & _OWN_DIRECTORY:
             item.add_marker(pytest.mark.xdist_group("checkout"))
