@@ -67,6 +67,8 @@ OUTPUTS = [
 ]
 # Files that must not depend on --cores or on job order (the run records also hold CPU
 # times, so they are compared through the tidy table results/ridge/ridge.csv).
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
 DETERMINISTIC = [
     "results/tables/ridge.csv",
     "results/ridge/ridge.csv",
@@ -347,7 +349,7 @@ def test_one_study_runs_end_to_end(tmp_path):
     assert not set(stats) & {"report", "all"}, out  # the target, not the default
     for path in (*STUDIES["adult"].outputs, STUDIES["adult"].section):
         assert (tmp_path / "results" / path).stat().st_size > 0, path
-    assert (tmp_path / "results/figures/adult_table1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "results/figures/adult_table1.png").read_bytes()[:8] == PNG_SIGNATURE
     table = pd.read_csv(tmp_path / "results/tables/adult_table1.csv")
     assert len(table) > 0 and table.notna().any(axis=None)
 
@@ -365,7 +367,7 @@ def test_tiny_run_outputs(tiny_run, tiny):
         "fair_regression.png",
     )
     for figure in (*figures, "coverage_fig1.png", "coverage_fig1_lines.png", "coverage_rmse.png"):
-        assert (tiny_run / "results/figures" / figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (tiny_run / "results/figures" / figure).read_bytes()[:8] == PNG_SIGNATURE
 
 
 def test_tiny_run_adult_primary_methods_only_in_the_primary_reading(tiny_run, tiny):
