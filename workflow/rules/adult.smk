@@ -4,12 +4,14 @@ ADULT = config["adult"]
 # One job per (protocol, grid, random split): all methods of a split in one process (FERM
 # dominates; the others take seconds), so that the splits spread over the cores while
 # interpreter start-up and parsing Adult stay small beside the fits.
-ADULT_RUNS = expand(
-    results("adult/runs/{adult_protocol}/{adult_grid}/split{adult_split}.json"),
-    adult_protocol=list(ADULT["protocols"]),
-    adult_grid=ADULT["run_grids"],
-    adult_split=range(ADULT["n_splits"]),
-)
+# The primary (protocol, grid) runs n_splits splits, every other reading the first
+# reading_splits of them (adult_reading_splits).
+ADULT_RUNS = [
+    results(f"adult/runs/{protocol}/{grid}/split{split}.json")
+    for protocol in ADULT["protocols"]
+    for grid in ADULT["run_grids"]
+    for split in range(adult_reading_splits(protocol, grid))
+]
 
 
 wildcard_constraints:
