@@ -111,7 +111,9 @@ def adult_methods(wildcards):
     primary reading, the methods run there only (``primary_methods``)."""
     adult = config["adult"]
     reading = (wildcards.adult_protocol, wildcards.adult_grid)
-    variant_splits = min(adult.get("reading_splits") or adult["n_splits"], adult["n_splits"])
+    variant_splits = min(
+        adult.get("reading_splits") or adult["n_splits"], adult["n_splits"]
+    )
     extra = [
         v["method"]
         for v in adult.get("variants", {}).values()
