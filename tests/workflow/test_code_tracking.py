@@ -4,7 +4,8 @@ Each rule's ``code`` parameter is a digest of its script and of every krepro mod
 script imports, transitively; a study job's script is the generic
 workflow/scripts/study_job.py, and its digest adds the job's module (``job_code`` and
 ``script_code`` in workflow/rules/common.smk, krepro.workflow.codedeps). A copy of the
-repository runs the ``illustration`` and ``ridge`` targets on the tiny config; then one
+repository takes over a copy of the tiny run (the ``illustration`` and ``ridge`` targets
+are up to date there: the copy's files are the same, so are their digests); then one
 module of the copy is edited. ``snakemake -n`` must schedule exactly the jobs whose script
 imports it and the jobs downstream of them, and ``snakemake --summary`` must give the status
 "params changed" to the outputs of exactly the rules whose script imports it (each output's
@@ -21,7 +22,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_workflow import ILLUSTRATION_RULES, REPO, RIDGE_RULES, TINY_CONFIG, job_stats, ok
+from test_workflow import (
+    ILLUSTRATION_RULES,
+    REPO,
+    RIDGE_RULES,
+    TINY_CONFIG,
+    job_stats,
+    ok,
+    snakemake_env,
+)
 
 from krepro.studies import STUDIES
 from krepro.workflow.codedeps import script_dependencies
@@ -40,7 +49,7 @@ def run_copy(
 
     Targets go first: options such as --allowed-rules take several values.
     """
-    env = dict(os.environ)
+    env = snakemake_env()
     env["PYTHONPATH"] = os.pathsep.join([str(repo / "src"), *filter(None, [env.get("PYTHONPATH")])])
     if "KREPRO_DATA_MIRROR" not in env and (REPO.parent / "shared" / "data").is_dir():
         env["KREPRO_DATA_MIRROR"] = str(REPO.parent / "shared" / "data")
@@ -96,7 +105,9 @@ def rule_dependencies() -> dict[str, list[Path]]:
 
 
 @pytest.fixture(scope="module")
-def copied_run(tmp_path_factory) -> tuple[Path, Path, dict[str, list[str]]]:
+def copied_run(tiny_run, tmp_path_factory) -> tuple[Path, Path, dict[str, list[str]]]:
+    """A copy of the repository and a copy of the tiny run's working directory: the copy's
+    files are the repository's, so the run's recorded code digests hold for it."""
     root = tmp_path_factory.mktemp("code_tracking")
     repo, workdir = root / "repo", root / "work"
     repo.mkdir()
@@ -106,8 +117,8 @@ def copied_run(tmp_path_factory) -> tuple[Path, Path, dict[str, list[str]]]:
             shutil.copytree(source, repo / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(source, repo / name)
-    workdir.mkdir()
-    ok(run_copy(repo, workdir))
+    shutil.copytree(tiny_run, workdir, symlinks=True)
+    assert "Nothing to be done" in ok(run_copy(repo, workdir, "-n"))
     outputs = rule_outputs(ok(run_copy(repo, workdir, "--summary")))
     assert set(outputs) == ILLUSTRATION_RULES | RIDGE_RULES, outputs
     return repo, workdir, outputs

@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from test_workflow import REPO, TINY_CONFIG, job_stats, load_yaml, ok, write_yaml
+from test_workflow import REPO, TINY_CONFIG, job_stats, load_yaml, ok, snakemake_env, write_yaml
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
@@ -186,7 +186,7 @@ def add_study(repo: Path) -> list[Path]:
 
 def run_copy(repo: Path, workdir: Path, *args: str, config: Path) -> subprocess.CompletedProcess:
     """snakemake with the copy's Snakefile and library (PYTHONPATH), in ``workdir``."""
-    env = dict(os.environ)
+    env = snakemake_env()
     env["PYTHONPATH"] = os.pathsep.join([str(repo / "src"), *filter(None, [env.get("PYTHONPATH")])])
     cmd = [
         sys.executable, "-m", "snakemake", "--snakefile", str(repo / "Snakefile"),

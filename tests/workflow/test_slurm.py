@@ -42,11 +42,12 @@ def cluster(tmp_path_factory):
     assert "running" not in status, status
 
 
-def test_profile_submits_through_sbatch_retries_and_matches_local(cluster, tmp_path, monkeypatch):
-    local, remote = tmp_path / "local", tmp_path / "slurm"
-    local.mkdir()
+def test_profile_submits_through_sbatch_retries_and_matches_local(
+    cluster, tiny_run, tmp_path, monkeypatch
+):
+    """The ridge target through sbatch equals the local tiny run's (``tiny_run``)."""
+    local, remote = tiny_run, tmp_path / "slurm"
     remote.mkdir()
-    ok(snakemake("ridge", workdir=local, config=TINY_CONFIG))
 
     # Only what a one-node test cluster needs: no account, its partition, squeue for status
     # (no accounting database), short polling; the test also keeps the per-job SLURM logs.
@@ -68,6 +69,7 @@ def test_profile_submits_through_sbatch_retries_and_matches_local(cluster, tmp_p
             "--slurm-keep-successful-logs",  # keep the evidence that each job ran under SLURM
             workdir=remote,
             config=TINY_CONFIG,
+            slurm=True,
         )
     )
     assert len(list((tmp_path / "markers").glob("ridge_fit.*"))) == 4, out
