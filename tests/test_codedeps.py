@@ -62,6 +62,44 @@ def test_direct_imports_keep_only_the_package(tree):
     }
 
 
+def test_imports_nested_in_any_statement_are_found(tmp_path):
+    """Imports in functions, classes, branches, ``try`` clauses, ``with`` and ``match``
+    blocks and loops; none in expressions or strings."""
+    source = """\
+import pkg.m0
+class C:
+    def method(self):
+        if self:
+            import pkg.m1
+        else:
+            from pkg import m2
+try:
+    import pkg.m3
+except ImportError:
+    import pkg.m4
+else:
+    import pkg.m5
+finally:
+    import pkg.m6
+with open(__file__):
+    for _ in ():
+        while False:
+            import pkg.m7
+match C:
+    case C():
+        import pkg.m8
+async def g():
+    async with x:
+        import pkg.m9
+text = "import pkg.not_an_import"
+f = lambda: __import__("pkg.dynamic")
+"""
+    modules = {f"pkg/m{k}.py": "" for k in range(10)}
+    _write(tmp_path / "src", {"pkg/__init__.py": "", "script.py": source, **modules})
+    found = imported_modules(tmp_path / "src" / "script.py", "pkg", tmp_path / "src")
+    assert found == {"pkg"} | {f"pkg.m{k}" for k in range(10)}
+
+
 def test_transitive_dependencies_with_package_inits(tree):
     deps = script_dependencies(tree / "scripts" / "run.py", tree / "src", package="pkg")
     assert _names(deps, tree) == [

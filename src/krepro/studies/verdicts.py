@@ -35,8 +35,11 @@ measures.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 import math
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -546,8 +549,16 @@ def paper_reference(path, *keys) -> Mapping:
     *keys : str
         The block's path in the file, e.g. ``"oblivious", "ridge"``.
     """
-    with open(path, encoding="utf-8") as handle:
-        block = yaml.safe_load(handle)
+    status = os.stat(path)
+    block = _reference_file(os.fspath(path), status.st_mtime_ns, status.st_size)
     for key in keys:
         block = block[key]
-    return block
+    return copy.deepcopy(block)  # the cached parse stays as read
+
+
+@functools.lru_cache(maxsize=8)
+def _reference_file(path, mtime_ns, size):
+    """The parsed reference file, once per version of it (the workflow reads one block per
+    study while parsing the Snakefile); libyaml's parser where PyYAML has it."""
+    with open(path, encoding="utf-8") as handle:
+        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

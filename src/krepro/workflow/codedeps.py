@@ -110,7 +110,7 @@ def _imports(path, stamp, package, src_root):
     def inside(name):
         return name == package or name.startswith(package + ".")
 
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names if inside(alias.name))
         elif isinstance(node, ast.ImportFrom):
@@ -126,6 +126,22 @@ def _imports(path, stamp, package, src_root):
                 if src_root is not None and module_path(submodule, src_root) is not None:
                     found.add(submodule)
     return frozenset(found)
+
+
+# The fields of a statement (or of an ``except`` / ``case`` clause) that hold statements.
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(body):
+    """Every statement under ``body``, nested ones included (in functions, classes, ``if``,
+    ``try``, ``with``, loops, ``match``). An import is a statement, which no expression can
+    hold, so expressions are not walked: a fraction of :func:`ast.walk`'s nodes."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in _BODIES:
+            stack.extend(getattr(node, field, None) or ())
 
 
 def _with_parents(module):

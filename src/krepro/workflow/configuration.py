@@ -56,8 +56,8 @@ def load_schema(schema):
     """The JSON schema as a mapping: ``schema`` itself, or the YAML/JSON file it names."""
     if isinstance(schema, Mapping):
         return schema
-    with open(schema, encoding="utf-8") as handle:
-        loaded = yaml.safe_load(handle)
+    with open(schema, encoding="utf-8") as handle:  # libyaml's parser where PyYAML has it
+        loaded = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     if not isinstance(loaded, Mapping):
         raise ValueError(f"schema file {Path(schema)} does not hold a mapping.")
     return loaded
