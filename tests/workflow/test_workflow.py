@@ -748,10 +748,10 @@ def test_invalid_config_is_rejected_before_any_job(break_config, dry_run, tiny, 
 # --------------------------------------------------------------------------- kill and resume
 
 
-# The studies of the kill-and-resume run: every one merges several jobs' records (ridge's fits,
-# coverage's shards, projection's γ values, rates' settings, DCM's readings) — where an order
-# of completion could leak into a result. Every rule runs on one thread whatever --cores is.
-RESUMED_TARGETS = ("ridge", "coverage", "projection", "rates", "dcm_synthetic")
+# The studies of the kill-and-resume run: each merges several jobs' records (ridge's fits,
+# coverage's shards of repetitions, projection's γ values) — where an order of completion
+# could leak into a result. Every rule runs on one thread whatever --cores is.
+RESUMED_TARGETS = ("ridge", "coverage", "projection")
 RESUMED_OUTPUTS = [
     "results/tables/ridge.csv",
     "results/ridge/ridge.csv",
@@ -759,9 +759,6 @@ RESUMED_OUTPUTS = [
     "results/tables/coverage_table1.csv",
     "results/coverage/repetitions.csv",
     "results/tables/projection.csv",
-    "results/tables/oblivious_rates.csv",
-    "results/tables/dcm_table3.csv",
-    "results/dcm_synthetic/fig2_projections.csv",
 ]
 
 
