@@ -143,13 +143,14 @@ def judge_some(claim: Mapping, values: Mapping[str, np.ndarray], *, seed, n_resa
     """
     test = ClaimTest.from_reference(claim)
 
-    def judged(resample):
+    def judged(resample, needed=True):
         effects = {name: Effect.of(v) for name, v in resample.items()}
-        return _some(test, judge_family(test, effects))
+        return _some(test, judge_family(test, effects, needed=needed))
 
     result = judged({name: np.asarray(v, dtype=float) for name, v in values.items()})
+    # The resamples need their verdicts only, not the repetitions that would decide them.
     stability = family_stability(
-        values, lambda r: judged(r).verdict, seed=seed, n_resamples=n_resamples
+        values, lambda r: judged(r, needed=False).verdict, seed=seed, n_resamples=n_resamples
     )
     return result, stability
 
