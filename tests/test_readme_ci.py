@@ -16,7 +16,7 @@ def test_readme_opens_with_run_and_test_commands():
     assert run_command.endswith(".venv/bin/snakemake")
     assert 'pip install -e ".[workflow]"' in run_command
     assert test_command.endswith("pytest")
-    assert re.search(r'pip install (--no-compile )?-e "\.\[test\]"', test_command)
+    assert 'pip install -e ".[test]"' in test_command
 
 
 def test_ci_runs_the_readme_test_command_verbatim():
