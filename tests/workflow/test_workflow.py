@@ -65,10 +65,9 @@ OUTPUTS = [
     "results/provenance.json",
     "results/report/summary.html",
 ]
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # Files that must not depend on --cores or on job order (the run records also hold CPU
 # times, so they are compared through the tidy table results/ridge/ridge.csv).
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
 DETERMINISTIC = [
     "results/tables/ridge.csv",
     "results/ridge/ridge.csv",

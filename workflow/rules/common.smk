@@ -96,13 +96,19 @@ def job_code(study, job):
     return script_code("study_job.py", modules=[STUDIES[study].module(job)])
 
 
+def adult_secondary_splits():
+    """Splits of the non-primary readings and of the variant rows: reading_splits (unset:
+    n_splits), at most n_splits."""
+    adult = config["adult"]
+    return min(adult.get("reading_splits") or adult["n_splits"], adult["n_splits"])
+
+
 def adult_reading_splits(protocol, grid):
     """Splits of one (protocol, grid): n_splits for the primary, else reading_splits."""
     adult = config["adult"]
-    n_splits = adult["n_splits"]
     if (protocol, grid) == (adult["primary_protocol"], adult["primary_grid"]):
-        return n_splits
-    return min(adult.get("reading_splits") or n_splits, n_splits)
+        return adult["n_splits"]
+    return adult_secondary_splits()
 
 
 def adult_methods(wildcards):
@@ -111,14 +117,11 @@ def adult_methods(wildcards):
     primary reading, the methods run there only (``primary_methods``)."""
     adult = config["adult"]
     reading = (wildcards.adult_protocol, wildcards.adult_grid)
-    variant_splits = min(
-        adult.get("reading_splits") or adult["n_splits"], adult["n_splits"]
-    )
     extra = [
         v["method"]
         for v in adult.get("variants", {}).values()
         if (v["protocol"], v["grid"]) == reading
-        and int(wildcards.adult_split) < variant_splits
+        and int(wildcards.adult_split) < adult_secondary_splits()
     ]
     if reading == (adult["primary_protocol"], adult["primary_grid"]):
         extra = adult.get("primary_methods", []) + extra
