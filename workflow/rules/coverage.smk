@@ -44,6 +44,7 @@ rule coverage_shard:
     wildcard_constraints:
         first=r"\d{5}",
         last=r"\d{5}",
+    priority: 1
     threads: 1
     resources:
         mem_mb=2000,

@@ -24,6 +24,7 @@ rule fair_regression_fit:
         logs("fair_regression/fit/{fair_regression_dataset}.log"),
     benchmark:
         benchmarks("fair_regression_fit/{fair_regression_dataset}.tsv")
+    priority: 1
     threads: 1
     resources:
         mem_mb=1500,
