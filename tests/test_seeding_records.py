@@ -6,8 +6,8 @@ import os
 import numpy as np
 import pytest
 
+from krepro.records import atomic_write_text, read_records, write_records
 from krepro.seeding import generator, seed_sequence, stable_key
-from krepro.workflow.records import atomic_write_text, read_records, write_records
 
 
 def test_stable_keys_are_process_independent_and_distinguish_values():

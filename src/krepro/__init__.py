@@ -12,10 +12,10 @@ The package shows its method families:
 - :mod:`krepro.cme`: conditional mean embeddings;
 
 on a shared base (:mod:`krepro.kernels`, :mod:`krepro.validation`, :mod:`krepro.metrics`,
-:mod:`krepro.stats`, :mod:`krepro.seeding`, :mod:`krepro.spectral`), with the data sets in
-:mod:`krepro.data`, the reproduced studies in :mod:`krepro.studies` and the Snakemake
-workflow's plumbing in :mod:`krepro.workflow`. Every public estimator is importable from here,
-e.g. ``from krepro import ObliviousKernel``; the names load on first use.
+:mod:`krepro.stats`, :mod:`krepro.seeding`, :mod:`krepro.spectral`, :mod:`krepro.records`),
+with the data sets in :mod:`krepro.data`, the reproduced studies in :mod:`krepro.studies` and
+the Snakemake workflow's plumbing in :mod:`krepro.workflow`. Every public estimator is
+importable from here, e.g. ``from krepro import ObliviousKernel``; the names load on first use.
 """
 
 from krepro._exports import lazy_exports

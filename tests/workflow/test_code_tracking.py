@@ -125,19 +125,19 @@ def copied_run(tiny_run, tmp_path_factory) -> tuple[Path, Path, dict[str, list[s
 
 
 # Jobs that must get "Params have changed" when the module is edited (illustration and ridge
-# targets): workflow/records.py is used by every job (run records, atomic writes); kernels.py
+# targets): records.py is used by every job (run records, atomic writes); kernels.py
 # by the ridge fits and by the ridge summary (the ridge study imports the estimators);
 # studies/render.py by the summaries, which write the report sections; a study's report
 # module by its own summary only.
 DIRECT = {
-    "workflow/records.py": ILLUSTRATION_RULES | RIDGE_RULES,
+    "records.py": ILLUSTRATION_RULES | RIDGE_RULES,
     "kernels.py": {"ridge_fit", "ridge_summary"},
     "studies/render.py": {"illustration_summary", "ridge_summary"},
     "studies/ridge/report.py": {"ridge_summary"},
 }
 # ... and everything downstream of them (the target rules included).
 SCHEDULED = {
-    "workflow/records.py": DAG_RULES,
+    "records.py": DAG_RULES,
     "kernels.py": RIDGE_RULES | {"ridge"},
     "studies/render.py": {"illustration_summary", "ridge_summary", "illustration", "ridge"},
     "studies/ridge/report.py": {"ridge_summary", "ridge"},

@@ -47,7 +47,7 @@ STUDY_RUN = '''
 
 import numpy as np
 
-from krepro.workflow.records import write_records
+from krepro.records import write_records
 
 
 def draw(job, log):
@@ -69,7 +69,7 @@ import pandas as pd
 from krepro.stats import mean_se
 from krepro.studies.render import write_section
 from krepro.studies.verdicts import INCONCLUSIVE, REPRODUCED, Section, claim_verdict
-from krepro.workflow.records import atomic_write_text, read_records
+from krepro.records import atomic_write_text, read_records
 
 
 def summary(job, log):

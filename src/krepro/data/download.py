@@ -33,7 +33,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from krepro.workflow.records import publish
+from krepro.records import publish
 
 __all__ = [
     "DATASETS",

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
+from krepro.records import atomic_write_text
 from krepro.studies.render import assemble_report, render_section, summary_html
 from krepro.studies.verdicts import Section, assign_robustness, verdicts_frame
 from krepro.workflow.provenance import collect_provenance
-from krepro.workflow.records import atomic_write_text
 
 __all__ = ["report_job"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from krepro.workflow.records import publish
+from krepro.records import publish
 
 __all__ = ["save_figure"]
 

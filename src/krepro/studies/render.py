@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from krepro.records import atomic_write_text
 from krepro.studies.verdicts import (
     HEADLINE_KINDS,
     INCONCLUSIVE,
@@ -21,7 +22,6 @@ from krepro.studies.verdicts import (
     Verdict,
     assign_robustness,
 )
-from krepro.workflow.records import atomic_write_text
 
 __all__ = [
     "assemble_report",

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from krepro.records import atomic_write_text, read_records
 from krepro.studies.adult.figures import plot_adult_table1
 from krepro.studies.adult.one_class import degenerate_note
 from krepro.studies.adult.run import METHOD_LABELS as ADULT_LABELS
@@ -56,7 +57,6 @@ from krepro.studies.verdicts import (
     claim_verdict,
     judgement_detail,
 )
-from krepro.workflow.records import atomic_write_text, read_records
 
 __all__ = ["adult_section", "adult_verdicts", "summary"]
 

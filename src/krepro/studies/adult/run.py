@@ -52,8 +52,8 @@ from krepro.fairness.linear_svc import LinearHingeSVC, gram_factor
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.kernels import gram
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
+from krepro.records import write_records
 from krepro.studies.adult.selection import cross_validated_choice, grid_candidates
-from krepro.workflow.records import write_records
 
 __all__ = [
     "FERM_FORMULATIONS",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from krepro.records import atomic_write_text, read_records
 from krepro.studies.adult_full.bootstrap import (
     bootstrap_detail,
     judge_bootstrap,
@@ -39,7 +40,6 @@ from krepro.studies.verdicts import (
     Section,
     claim_verdict,
 )
-from krepro.workflow.records import atomic_write_text, read_records
 
 __all__ = ["adult_full_section", "summary"]
 

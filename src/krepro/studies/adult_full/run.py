@@ -54,8 +54,8 @@ from krepro.data.adult import load_adult
 from krepro.fairness.ferm_features import FERMFeatures
 from krepro.fairness.oblivious_features import KernelFeatureMap, ObliviousFeatures
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
+from krepro.records import atomic_write_bytes, read_records, write_records
 from krepro.seeding import seed_sequence
-from krepro.workflow.records import atomic_write_bytes, read_records, write_records
 
 __all__ = [
     "ESTIMATIONS",

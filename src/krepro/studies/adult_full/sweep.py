@@ -20,6 +20,7 @@ from krepro.fairness.ferm_features import FERMFeatures, ferm_projected_gram
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.fairness.oblivious_features import ObliviousFeatures
 from krepro.kernels import gram
+from krepro.records import write_records
 from krepro.studies.adult_full.run import (
     STUDY,
     SWEEP_METHODS,
@@ -28,7 +29,6 @@ from krepro.studies.adult_full.run import (
     _random_state,
     _scores,
 )
-from krepro.workflow.records import write_records
 
 __all__ = ["run_sweep", "sweep"]
 

@@ -41,9 +41,9 @@ from krepro.data.cme_law import (
     true_norm_sq,
 )
 from krepro.kernels import gram
+from krepro.records import atomic_write_text
 from krepro.seeding import generator
 from krepro.studies.cme.tables import OUTPUT_KERNELS, aggregate, claims_table
-from krepro.workflow.records import atomic_write_text
 
 __all__ = ["CLAIMS", "DEFAULTS", "OUTPUT_KERNELS", "run", "run_job"]
 

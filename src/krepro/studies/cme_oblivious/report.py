@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from krepro.records import atomic_write_text, read_records
 from krepro.studies.claims import Judgement, judge_claim, member_word, stability_seed
 from krepro.studies.cme_oblivious.figures import plot_cme_oblivious
 from krepro.studies.cme_oblivious.run import aggregate, tidy
@@ -27,7 +28,6 @@ from krepro.studies.verdicts import (
     claim_verdict,
     judgement_detail,
 )
-from krepro.workflow.records import atomic_write_text, read_records
 
 __all__ = ["cme_oblivious_section", "cme_oblivious_verdicts", "summary"]
 

@@ -35,9 +35,9 @@ from krepro.fairness.oblivious import ObliviousKernel
 from krepro.fairness.ridge import ridge_path, select_by_validation
 from krepro.kernels import gram
 from krepro.metrics import hsic_test
+from krepro.records import write_records
 from krepro.seeding import generator
 from krepro.studies.ridge.run import METHODS, draw_samples
-from krepro.workflow.records import write_records
 
 __all__ = ["ESTIMATORS", "aggregate", "fit", "run_setting", "tidy"]
 

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chi2
 
+from krepro.records import atomic_write_text
 from krepro.studies.claims import (
     EVERY,
     ClaimTest,
@@ -70,7 +71,6 @@ from krepro.studies.verdicts import (
     claim_verdict,
     judgement_detail,
 )
-from krepro.workflow.records import atomic_write_text
 
 __all__ = [
     "BAND_LABELS",

@@ -44,8 +44,8 @@ import numpy as np
 from krepro.distributed import local_predictions_nested
 from krepro.distributed.bands import select_bands
 from krepro.distributed.bootstrap import bootstrap_deviations
+from krepro.records import atomic_write_bytes
 from krepro.seeding import generator
-from krepro.workflow.records import atomic_write_bytes
 
 __all__ = [
     "BANDS",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from krepro.records import atomic_write_text, read_records
 from krepro.stats import paired
 from krepro.studies.claims import Judgement, judge_claim, judge_parts, stability_seed
 from krepro.studies.dcm_parkinsons.figures import plot_nystrom
@@ -44,7 +45,6 @@ from krepro.studies.verdicts import (
     claim_verdict,
     judgement_detail,
 )
-from krepro.workflow.records import atomic_write_text, read_records
 
 __all__ = ["parkinsons_section", "summary", "table4_markdown"]
 

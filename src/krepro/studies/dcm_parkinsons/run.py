@@ -43,8 +43,8 @@ from krepro.data.parkinsons import TARGETS, load_parkinsons, subject_split
 from krepro.dcm import COIR, DCM, DICA, fit_shared, median_gamma
 from krepro.dcm.svm_predict import rbf_svr_predictions
 from krepro.fairness.linear_svr import LinearEpsilonSVR
+from krepro.records import write_records
 from krepro.seeding import generator
-from krepro.workflow.records import write_records
 
 __all__ = [
     "AXES",

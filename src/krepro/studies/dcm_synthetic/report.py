@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from krepro.records import atomic_write_text, read_records
 from krepro.stats import paired
 from krepro.studies.claims import Judgement, judge_claim, stability_seed
 from krepro.studies.dcm_synthetic.figures import plot_fig2
@@ -38,7 +39,6 @@ from krepro.studies.verdicts import (
     claim_verdict,
     judgement_detail,
 )
-from krepro.workflow.records import atomic_write_text, read_records
 
 __all__ = ["FIG2_NOTE", "beats_baselines_values", "summary", "synthetic_section", "table3_markdown"]
 

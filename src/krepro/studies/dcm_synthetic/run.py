@@ -38,9 +38,9 @@ from sklearn.svm import SVC
 
 from krepro.data.domains import domain_sample, split_domains
 from krepro.dcm import COIR, DCM, DICA, fit_shared
+from krepro.records import atomic_write_text, write_records
 from krepro.seeding import generator
 from krepro.studies.dcm_synthetic.svm import rbf_svm
-from krepro.workflow.records import atomic_write_text, write_records
 
 __all__ = [
     "AXES",

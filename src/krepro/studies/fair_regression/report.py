@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from krepro.records import atomic_write_text, read_records
 from krepro.studies.claims import judge_claim, stability_seed
 from krepro.studies.fair_regression.figures import plot_fair_regression
 from krepro.studies.fair_regression.fronts import (
@@ -34,7 +35,6 @@ from krepro.studies.fair_regression.run import (
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import Section, claim_verdict, judgement_detail
-from krepro.workflow.records import atomic_write_text, read_records
 
 __all__ = [
     "ESTIMATORS",

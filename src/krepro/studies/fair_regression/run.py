@@ -78,8 +78,8 @@ from krepro.fairness.hsic_ridge import HSICRidge, median_heuristic_gamma
 from krepro.fairness.oblivious import ObliviousFeatures
 from krepro.kernels import gram
 from krepro.metrics import dependence_report
+from krepro.records import write_records
 from krepro.seeding import generator, seed_sequence
-from krepro.workflow.records import write_records
 
 __all__ = [
     "CLASSIFICATION",

@@ -19,8 +19,8 @@ import pandas as pd
 from krepro.data.synthetic import ILLUSTRATION_SETTINGS, illustration_sample
 from krepro.fairness.conditional import DyadicPartition, PartitionConditionalMean
 from krepro.metrics import distance_correlation_permutations
+from krepro.records import atomic_write_text
 from krepro.seeding import generator
-from krepro.workflow.records import atomic_write_text
 
 __all__ = ["aggregate", "dependence_summary", "run", "sample"]
 

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from krepro.fairness.projection import hoeffding_radius
+from krepro.records import atomic_write_text, read_records
 from krepro.studies.claims import Judgement, judge_claim, stability_seed
 from krepro.studies.projection.figures import plot_projection
 from krepro.studies.projection.run import aggregate, tidy
@@ -39,7 +40,6 @@ from krepro.studies.verdicts import (
     claim_verdict,
     judgement_detail,
 )
-from krepro.workflow.records import atomic_write_text, read_records
 
 __all__ = ["projection_section", "summary", "within_gamma_products"]
 

@@ -32,8 +32,8 @@ from krepro.fairness.projection import (
     project_onto_manifold,
 )
 from krepro.metrics import beta_dependence, distance_correlation, misclassification_rate
+from krepro.records import write_records
 from krepro.seeding import generator
-from krepro.workflow.records import write_records
 
 __all__ = ["FEATURES", "aggregate", "run", "run_gamma", "tidy"]
 

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from krepro.fairness import ObliviousKernel
+from krepro.records import write_records
 from krepro.seeding import generator
-from krepro.workflow.records import write_records
 
 __all__ = ["gram_cost_table", "measure", "per_repetition_slopes", "run"]
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from krepro.fairness.rates import theory_slope
+from krepro.records import atomic_write_text, read_records
 from krepro.studies.claims import Judgement, judge_claim, member_word, stability_seed
 from krepro.studies.rates.figures import ESTIMATOR_LABELS, plot_rates
 from krepro.studies.rates.gram_cost import gram_cost_table, per_repetition_slopes
@@ -27,7 +28,6 @@ from krepro.studies.verdicts import (
     claim_verdict,
     judgement_detail,
 )
-from krepro.workflow.records import atomic_write_text, read_records
 
 __all__ = ["rate_slopes", "rates_section", "summary"]
 

@@ -36,8 +36,8 @@ from krepro.fairness.rates import (
     fit_slope,
     theory_slope,
 )
+from krepro.records import write_records
 from krepro.seeding import generator
-from krepro.workflow.records import write_records
 
 __all__ = [
     "ESTIMATORS",

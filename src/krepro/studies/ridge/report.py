@@ -12,6 +12,7 @@ import types
 import numpy as np
 import pandas as pd
 
+from krepro.records import atomic_write_text, read_records
 from krepro.studies.claims import Judgement, judge_claim, judge_parts, member_word, stability_seed
 from krepro.studies.render import write_section
 from krepro.studies.ridge.figures import plot_ridge
@@ -25,7 +26,6 @@ from krepro.studies.verdicts import (
     claim_verdict,
     judgement_detail,
 )
-from krepro.workflow.records import atomic_write_text, read_records
 
 __all__ = ["ridge_section", "summary"]
 

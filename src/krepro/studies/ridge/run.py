@@ -24,8 +24,8 @@ from krepro.data.synthetic import ridge_best_constant_mse, ridge_sample
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.fairness.ridge import ridge_path, select_by_validation
 from krepro.kernels import gram
+from krepro.records import write_records
 from krepro.seeding import generator
-from krepro.workflow.records import write_records
 
 __all__ = ["METHODS", "aggregate", "best_constant_table", "fit", "run_setting"]
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from krepro.records import atomic_write_text, read_records
 from krepro.studies.adult.one_class import degenerate_note
 from krepro.studies.claims import judge_claim, judge_parts, member_word, stability_seed
 from krepro.studies.render import write_section
@@ -36,7 +37,6 @@ from krepro.studies.verdicts import (
     claim_verdict,
     judgement_detail,
 )
-from krepro.workflow.records import atomic_write_text, read_records
 
 __all__ = ["students_section", "students_verdicts", "summary"]
 

@@ -44,9 +44,9 @@ from krepro.fairness.ferm import LinearFERM
 from krepro.fairness.linear_svc import LinearHingeSVC, gram_factor
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
+from krepro.records import write_records
 from krepro.seeding import generator
 from krepro.studies.adult.selection import cross_validated_choice
-from krepro.workflow.records import write_records
 
 __all__ = [
     "C_RULES",
