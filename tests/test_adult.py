@@ -217,7 +217,7 @@ def test_kernel_ferm_rows_on_sliced_gram_matrices_are_the_rbf_fits(method):
     from krepro.data.adult import AdultSplit
     from krepro.fairness.ferm import FERMClassifier
     from krepro.studies.adult.run import FERM_FORMULATIONS, METHODS, run_method
-    from krepro.studies.adult.selection import cross_validated_choice, grid_candidates
+    from krepro.studies.selection import cross_validated_choice, grid_candidates
 
     rng = np.random.default_rng(3)
     n = 120

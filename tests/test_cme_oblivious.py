@@ -7,7 +7,7 @@ import yaml
 from scipy import linalg
 
 from krepro.cme.embedding import CMEConditionalMean, _range_eigenpairs
-from krepro.data.synthetic import ridge_sample
+from krepro.data.synthetic import ridge_sample, ridge_splits
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.kernels import gram
 from krepro.metrics import _hsic_grams, hsic
@@ -16,12 +16,14 @@ from krepro.studies.cme_oblivious.figures import plot_cme_oblivious
 from krepro.studies.cme_oblivious.report import cme_oblivious_section, cme_oblivious_verdicts
 from krepro.studies.cme_oblivious.run import (
     ESTIMATORS,
+    METHODS,
     _oblivious_kernel,
     aggregate,
     run_setting,
     tidy,
 )
-from krepro.studies.ridge.run import METHODS, draw_samples, fit_and_score
+from krepro.studies.ridge.run import METHODS as RIDGE_METHODS
+from krepro.studies.ridge.run import fit_and_score
 
 
 def test_gcv_scores_match_the_explicit_hat_matrix_formula():
@@ -258,7 +260,7 @@ def _old_run_setting(
     records = []
     for repetition in range(n_repetitions):
         rng = generator(seed, "cme_oblivious", sensitive_dim, experiment, gamma, repetition)
-        train, estimation, validation, test = draw_samples(
+        train, estimation, validation, test = ridge_splits(
             rng, sizes, gamma, experiment, noise_variance, partition["low"], partition["high"],
             sensitive_dim=sensitive_dim,
         )  # fmt: skip
@@ -293,6 +295,11 @@ def _old_run_setting(
                     }
                 )
     return records
+
+
+def test_the_methods_are_the_ridge_studys():
+    """The study keeps its own copy of §7.2's methods (a study imports no other study)."""
+    assert METHODS == RIDGE_METHODS
 
 
 @pytest.mark.parametrize(("sensitive_dim", "experiment", "gamma"), [(1, 2, 0.25), (2, 1, 0.75)])

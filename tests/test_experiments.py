@@ -75,10 +75,10 @@ def test_ridge_setting_is_reproducible_and_keyed_by_seed():
 def test_variants_share_draws_through_common_random_numbers():
     # Streams are keyed by (experiment, γ, repetition), not by the variant: two variants see
     # the same S and U, and noise that differs only by its scale.
-    from krepro.studies.ridge.run import draw_samples
+    from krepro.data.synthetic import ridge_splits
 
     draws = {
-        variance: draw_samples(generator(3, "ridge", 1, 0.5, 0), SIZES, 0.5, 1, variance, -5.0, 5.0)
+        variance: ridge_splits(generator(3, "ridge", 1, 0.5, 0), SIZES, 0.5, 1, variance, -5.0, 5.0)
         for variance in (0.1, 0.01)
     }
     for part_a, part_b in zip(draws[0.1], draws[0.01], strict=True):

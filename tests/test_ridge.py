@@ -274,14 +274,15 @@ def test_experiment_path_equals_estimators_at_the_selected_lambda(experiment, ga
     """The experiment's eigendecomposition path (`fit_and_score`), taken at the λ it selects
     on the validation set, predicts what `ObliviousRidge` (ORR, M-ORR) and `KernelRidge` (KRR)
     fitted with that λ predict, to 1e-8, on the paper's sizes and dyadic partition."""
+    from krepro.data.synthetic import ridge_splits
     from krepro.seeding import generator
-    from krepro.studies.ridge.run import draw_samples, fit_and_score
+    from krepro.studies.ridge.run import fit_and_score
 
     sizes = {"n_train": 500, "n_estimation": 500, "n_validation": 100, "n_test": 100}
     partition = {"low": -5.0, "high": 5.0, "cells_per_axis": 16}
     lambdas = 2.0 ** np.arange(-5, 6)
     rng = generator(7, "ridge-test", experiment, gamma)
-    train, estimation, validation, test = draw_samples(
+    train, estimation, validation, test = ridge_splits(
         rng, sizes, gamma, experiment, 0.1, partition["low"], partition["high"]
     )
     oblivious_params = {

@@ -7,8 +7,8 @@ import yaml
 
 from krepro.data.students import students_sample
 from krepro.seeding import generator
-from krepro.studies.adult.selection import cross_validated_choice, grid_candidates
 from krepro.studies.adult.tables import adult_table1
+from krepro.studies.selection import cross_validated_choice, grid_candidates
 from krepro.studies.students.report import students_section
 from krepro.studies.students.run import (
     METHODS,

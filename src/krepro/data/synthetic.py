@@ -2,7 +2,9 @@ r"""Synthetic data models of the oblivious-data paper (Grünewälder & Khaleghi,
 
 * :func:`ridge_sample` — §7.2: :math:`S, U \sim U[-5, 5]` independent,
   :math:`X = \gamma U + (1-\gamma) S`; experiment 1 :math:`Y = X^2 + \varepsilon`, experiment 2
-  :math:`Y = X^2 + S^2 + \varepsilon`, :math:`\varepsilon \sim N(0, \sigma^2)`.
+  :math:`Y = X^2 + S^2 + \varepsilon`, :math:`\varepsilon \sim N(0, \sigma^2)`;
+  :func:`ridge_splits` — one such draw cut into the training, estimation, validation and
+  test samples of the §7.2 protocol (the ridge and CME-oblivious studies).
 * :func:`illustration_sample` — Fig. 2: :math:`X = S + U` with :math:`S, U` independent
   uniforms.
 * :func:`uniform_moment` / :func:`ridge_best_constant_mse` — closed-form quantities of the
@@ -11,6 +13,7 @@ r"""Synthetic data models of the oblivious-data paper (Grünewälder & Khaleghi,
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +24,7 @@ __all__ = [
     "illustration_sample",
     "ridge_best_constant_mse",
     "ridge_sample",
+    "ridge_splits",
     "uniform_moment",
 ]
 
@@ -79,6 +83,30 @@ def ridge_sample(rng, n, *, gamma, experiment, noise_variance, low=-5.0, high=5.
     X = gamma * U + (1.0 - gamma) * S_bar
     y = X**2 + noise if experiment == 1 else X**2 + S_squared + noise
     return RidgeSample(S=S, X=X[:, None], y=y)
+
+
+def ridge_splits(rng, sizes, gamma, experiment, noise_variance, low, high, sensitive_dim=1):
+    """Training, estimation, validation and test samples, in the paper's row order.
+
+    One :func:`ridge_sample` of ``n_train + n_estimation + n_validation + n_test`` points
+    (the keys of ``sizes``), cut into four :class:`RidgeSample` in that order.
+    """
+    n_split = sizes["n_train"] + sizes["n_estimation"]
+    n_all = n_split + sizes["n_validation"] + sizes["n_test"]
+    sample = ridge_sample(
+        rng,
+        n_all,
+        gamma=gamma,
+        experiment=experiment,
+        noise_variance=noise_variance,
+        low=low,
+        high=high,
+        sensitive_dim=sensitive_dim,
+    )
+    edges = np.cumsum(
+        [0, sizes["n_train"], sizes["n_estimation"], sizes["n_validation"], sizes["n_test"]]
+    )
+    return [sample.rows(a, b) for a, b in itertools.pairwise(edges)]
 
 
 def uniform_moment(k, low, high):

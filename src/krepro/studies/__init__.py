@@ -6,7 +6,9 @@ Each sub-package ``krepro/studies/<name>/`` defines ``STUDY`` (a :class:`Study`)
 finds them by listing this package's folders, so that adding a study touches its own folder,
 its config sections and its rule file, and nothing else. Beside the registry: the verdict
 records (:mod:`~krepro.studies.verdicts`), their renderings (:mod:`~krepro.studies.render`),
-the report's assembly (:mod:`~krepro.studies.assemble`) and shared table and figure helpers.
+the report's assembly (:mod:`~krepro.studies.assemble`), shared table and figure helpers,
+and what several studies share: model selection (:mod:`~krepro.studies.selection`) and the
+one-class guard (:mod:`~krepro.studies.guards`), so that no study imports another.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@ RBF.
 
 :mod:`.run` selects, refits and scores every method of one (protocol, grid) (job ``fit``),
 :mod:`.tables` builds Table 1, :mod:`.report` checks the paper's claims and writes the
-section (job ``summary``); :mod:`.one_class` holds the one-class guard that the students
-verdicts share.
+section (job ``summary``). The model selection and the one-class guard that the students
+study shares are beside the registry (:mod:`krepro.studies.selection`,
+:mod:`krepro.studies.guards`).
 """
 
 from krepro.studies.study import PAPERS, Study

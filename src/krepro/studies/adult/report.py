@@ -20,7 +20,7 @@ A variant reading (``adult.variants``) swaps one Table-1 row for a variant run i
 jobs (the reference's cross-validation misalignment of FERM's groups; gender kept in the
 oblivious SVM's input) and gives verdicts for the claims that involve that row. Exactly one
 reading is primary; readings are never merged. A classifier that predicts (nearly) one class
-makes its claims inconclusive (:mod:`krepro.studies.adult.one_class`).
+makes its claims inconclusive (:mod:`krepro.studies.guards`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import pandas as pd
 
 from krepro.records import atomic_write_text, read_records
 from krepro.studies.adult.figures import plot_adult_table1
-from krepro.studies.adult.one_class import degenerate_note
 from krepro.studies.adult.run import METHOD_LABELS as ADULT_LABELS
 from krepro.studies.adult.run import METHODS as ADULT_METHODS
 from krepro.studies.adult.run import TABLE1_ROW
@@ -49,6 +48,7 @@ from krepro.studies.claims import (
     member_word,
     stability_seed,
 )
+from krepro.studies.guards import degenerate_note
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (

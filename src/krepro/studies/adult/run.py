@@ -53,7 +53,7 @@ from krepro.fairness.oblivious import ObliviousKernel
 from krepro.kernels import gram
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
 from krepro.records import write_records
-from krepro.studies.adult.selection import cross_validated_choice, grid_candidates
+from krepro.studies.selection import cross_validated_choice, grid_candidates
 
 __all__ = [
     "FERM_FORMULATIONS",

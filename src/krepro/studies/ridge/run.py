@@ -1,7 +1,7 @@
 r"""Ridge experiments of the oblivious-data paper (§7.2, Fig. 4): KRR vs ORR vs M-ORR.
 
 For each (experiment, γ, repetition): draw 500 training + 500 estimation points, 100
-validation and 100 test points from :func:`krepro.data.synthetic.ridge_sample`; estimate the
+validation and 100 test points (:func:`krepro.data.synthetic.ridge_splits`); estimate the
 conditional means on 16 dyadic cells of [−5, 5]; select λ from the grid on the validation MSE
 separately for every method (M-ORR by the validation MSE of its own, oblivious, predictions,
 as the authors do) and record the test MSE.
@@ -14,13 +14,12 @@ selected λ its predictions equal ``ObliviousRidge`` (ORR, M-ORR) and ``KernelRi
 
 from __future__ import annotations
 
-import itertools
 import time
 
 import numpy as np
 import pandas as pd
 
-from krepro.data.synthetic import ridge_best_constant_mse, ridge_sample
+from krepro.data.synthetic import ridge_best_constant_mse, ridge_splits
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.fairness.ridge import ridge_path, select_by_validation
 from krepro.kernels import gram
@@ -30,26 +29,6 @@ from krepro.seeding import generator
 __all__ = ["METHODS", "aggregate", "best_constant_table", "fit", "run_setting"]
 
 METHODS = ("KRR", "ORR", "M-ORR")
-
-
-def draw_samples(rng, sizes, gamma, experiment, noise_variance, low, high, sensitive_dim=1):
-    """Training, estimation, validation and test samples, in the paper's row order."""
-    n_split = sizes["n_train"] + sizes["n_estimation"]
-    n_all = n_split + sizes["n_validation"] + sizes["n_test"]
-    sample = ridge_sample(
-        rng,
-        n_all,
-        gamma=gamma,
-        experiment=experiment,
-        noise_variance=noise_variance,
-        low=low,
-        high=high,
-        sensitive_dim=sensitive_dim,
-    )
-    edges = np.cumsum(
-        [0, sizes["n_train"], sizes["n_estimation"], sizes["n_validation"], sizes["n_test"]]
-    )
-    return [sample.rows(a, b) for a, b in itertools.pairwise(edges)]
 
 
 def fit_and_score(train, validation, test, oblivious, *, kernel_gamma, lambdas):
@@ -131,7 +110,7 @@ def run_setting(
     for repetition in range(n_repetitions):
         rng = generator(seed, "ridge", experiment, gamma, repetition)
         start = time.process_time()
-        samples = draw_samples(
+        samples = ridge_splits(
             rng,
             sizes,
             gamma,

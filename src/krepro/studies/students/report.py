@@ -3,7 +3,7 @@ the verdicts, the report section and the summary job.
 
 Readings are ``<generator>/<C selection>``; exactly one is primary, and readings are never
 merged. A classifier that predicts (nearly) one class makes its claims inconclusive
-(:mod:`krepro.studies.adult.one_class`, shared with the Adult verdicts).
+(:mod:`krepro.studies.guards`, shared with the Adult verdicts).
 
 The claims are tested by their logical form (:mod:`krepro.studies.claims`) on per-repetition
 values, paired across methods (within a reading, every method sees the same draws):
@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from krepro.records import atomic_write_text, read_records
-from krepro.studies.adult.one_class import degenerate_note
 from krepro.studies.claims import judge_claim, judge_parts, member_word, stability_seed
+from krepro.studies.guards import degenerate_note
 from krepro.studies.render import write_section
 from krepro.studies.students.figures import plot_students, reading_runs
 from krepro.studies.students.run import METHOD_LABELS as STUDENT_LABELS
@@ -90,7 +90,7 @@ class _StudentsReading:
         """The record of a claim judged as ``result`` (a FamilyJudgement) in this reading.
 
         A reading where some classifier predicts (nearly) one class is inconclusive whatever
-        the interval reads (:func:`krepro.studies.adult.one_class.degenerate_note`).
+        the interval reads (:func:`krepro.studies.guards.degenerate_note`).
         """
         note = degenerate_note(self.rates(), self.reference["min_class_share"])
         detail = f"Reading {self.name}: {detail} Mean positive rates: {self.positive_rates()}."

@@ -46,7 +46,7 @@ from krepro.fairness.oblivious import ObliviousKernel
 from krepro.metrics import beta_dependence, equal_opportunity_difference, misclassification_rate
 from krepro.records import write_records
 from krepro.seeding import generator
-from krepro.studies.adult.selection import cross_validated_choice
+from krepro.studies.selection import cross_validated_choice
 
 __all__ = [
     "C_RULES",
