@@ -1,5 +1,6 @@
-"""Cross-field config checks (krepro.workflow.config_checks): one test per rule, shipped configs,
-and every constraint config/README.md states, each refused at parse time (schema or check)."""
+"""Cross-field config checks (krepro.workflow.config_checks and each study's checks.py): one test
+per rule, shipped configs, and every constraint config/README.md states, each refused at parse
+time (schema or check)."""
 
 import copy
 import re
@@ -9,7 +10,8 @@ import pytest
 import yaml
 from jsonschema import validators
 
-from krepro.workflow.config_checks import check_config, config_problems
+from krepro.studies import STUDIES
+from krepro.workflow import config_checks
 from krepro.workflow.configuration import load_schema
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,6 +34,15 @@ def _merged(base, overlay):
 
 
 DEFAULT = _load("config/config.yaml")
+
+
+def config_problems(config):
+    """The problems the workflow finds: the spanning checks and every study's."""
+    return config_checks.config_problems(config, STUDIES.values())
+
+
+def check_config(config):
+    return config_checks.check_config(config, STUDIES.values())
 
 
 @pytest.mark.parametrize(

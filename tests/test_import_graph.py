@@ -1,12 +1,12 @@
 """The package's architecture, checked on its static import graph.
 
 Layers, from the bottom: the shared base (kernels, kernel_safety, matern, validation,
-metrics, stats, seeding, spectral, content_key, records), the method families (fairness, dcm,
-distributed, cme), the studies, and the workflow plumbing. A module may import its own layer
-or a lower one, never a higher one, and no import cycle may exist anywhere. A study imports
-none of the workflow plumbing (:mod:`krepro.workflow`): the plumbing drives the studies, and
-what they write with (run records, atomic writes) is the base module :mod:`krepro.records`.
-The edges are the imports a module executes
+metrics, stats, seeding, spectral, content_key, records, config_rules), the method families
+(fairness, dcm, distributed, cme), the studies, and the workflow plumbing. A module may
+import its own layer or a lower one, never a higher one, and no import cycle may exist
+anywhere. A study imports none of the workflow plumbing (:mod:`krepro.workflow`): the
+plumbing drives the studies, and what they write with (run records, atomic writes) is the
+base module :mod:`krepro.records`. The edges are the imports a module executes
 (:func:`krepro.workflow.codedeps.imported_modules`, at any depth of the file), so a
 function-level import counts as well.
 """
@@ -32,6 +32,7 @@ BASE = {
     "krepro.spectral",
     "krepro.content_key",
     "krepro.records",
+    "krepro.config_rules",
 }
 FAMILIES = ("krepro.fairness", "krepro.dcm", "krepro.distributed", "krepro.cme")
 
@@ -131,6 +132,7 @@ def test_the_layers_are_populated(graph):
     layers = {layer(module) for module in graph}
     assert {"base", "family", "data", "study", "registry", "workflow"} <= layers
     assert layer("krepro.fairness.oblivious") == "family"
+    assert layer("krepro.records") == "base"
     assert layer("krepro.studies.ridge.run") == "study"
     assert layer("krepro.studies.verdicts") == "studies-shared"
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from krepro.studies import PAPERS, STUDIES, Study, discover
 
@@ -48,6 +49,25 @@ def test_every_job_is_a_function_of_the_job_and_its_logger_and_has_a_rule(name):
         assert study.entry(job).startswith(f"krepro.studies.{name}.")
         assert f'entry=job_entry("{name}", "{job}")' in rules, (name, job)
         assert f'code=job_code("{name}", "{job}")' in rules, (name, job)
+
+
+@pytest.mark.parametrize("name", list(STUDIES))
+def test_config_checks_are_a_function_of_the_problems_and_the_config(name):
+    """A study's config checks live in its own folder, in ``checks.py`` (the convention), and
+    find nothing wrong with the shipped config."""
+    study = STUDIES[name]
+    if study.config_checks is None:
+        assert study.config_check() is None
+        return
+    assert study.config_checks == "checks:check"
+    check = study.config_check()
+    assert check.__module__ == f"krepro.studies.{name}.checks"
+    assert list(inspect.signature(check).parameters) == ["problems", "config"], check
+    with open(REPO / "config" / "config.yaml", encoding="utf-8") as handle:
+        config = yaml.safe_load(handle)
+    problems = []
+    check(problems, config)
+    assert problems == []
 
 
 def write_study(root: Path, name: str, body: str) -> None:

@@ -20,7 +20,7 @@ check_config_size(config, workflow.configfiles)
 SCHEMA = Path(workflow.basedir, "workflow", "schemas", "config.schema.yaml")
 config.update(coerce_config(config, SCHEMA))
 validate(config, schema="../schemas/config.schema.yaml")
-check_config(config)
+check_config(config, STUDIES.values())
 
 # The papers' numbers live with the code, not in the working directory, so that a run with
 # --directory elsewhere still compares against them.

@@ -74,6 +74,12 @@ class Study:
         ``rule``, ``threads``) and the job's logger.
     datasets : tuple of str, default=()
         The downloaded data sets its jobs read (keys of :data:`krepro.data.download.DATASETS`).
+    config_checks : str, optional
+        ``"<module>:<function>"`` inside the study's package (by convention ``"checks:check"``,
+        in ``checks.py``): what the config schema cannot say about the study's config section.
+        The workflow calls it before it builds the DAG, as ``function(problems, config)``
+        (``config`` schema-valid), and the function appends one message per problem to the
+        list ``problems``, naming the dotted keys and their values. ``None``: no such checks.
     target : bool, default=True
         ``False`` for a study built only as part of another target (none today).
     """
@@ -86,6 +92,7 @@ class Study:
     quick_run_time: str
     jobs: Mapping[str, str]
     datasets: tuple[str, ...] = ()
+    config_checks: str | None = None
     target: bool = True
 
     @property
@@ -128,6 +135,12 @@ class Study:
     def job_function(self, job: str):
         """The function of one job, imported."""
         return resolve_entry(self.entry(job))
+
+    def config_check(self):
+        """The function of :attr:`config_checks`, imported (``None`` when there is none)."""
+        if self.config_checks is None:
+            return None
+        return resolve_entry(f"{self.package}.{self.config_checks}")
 
 
 def resolve_entry(entry: str):

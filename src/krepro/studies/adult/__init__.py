@@ -29,4 +29,5 @@ STUDY = Study(
     quick_run_time="1.5 min",
     jobs={"fit": "run:fit", "summary": "report:summary"},
     datasets=("adult",),
+    config_checks="checks:check",
 )

@@ -16,4 +16,5 @@ STUDY = Study(
     outputs=("tables/cme.csv", "figures/cme.png", "report/cme.md", "report/cme.json"),
     quick_run_time="10 s",
     jobs={"run": "run:run_job", "summary": "report:summary"},
+    config_checks="checks:check",
 )

@@ -30,4 +30,5 @@ STUDY = Study(
     quick_run_time="25 s",
     jobs={"fit": "run:fit", "summary": "report:summary"},
     datasets=("adult", "parkinsons"),
+    config_checks="checks:check",
 )

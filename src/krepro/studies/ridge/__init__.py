@@ -15,4 +15,5 @@ STUDY = Study(
     outputs=("tables/ridge.csv", "figures/oblivious_fig4.png", "report/ridge.md"),
     quick_run_time="20 s",
     jobs={"fit": "run:fit", "summary": "report:summary"},
+    config_checks="checks:check",
 )
