@@ -33,3 +33,13 @@ def pytest_configure(config):
         sys.modules["matplotlib"].use("Agg")
     # Kept for the whole session (threadpoolctl restores the old limits only on request).
     config.stash[BLAS_LIMITS] = threadpool_limits(limits=1, user_api="blas")
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """UCI Adult, reference protocol, from the offline mirror (tests/data/test_adult.py and
+    tests/studies/adult/test_run.py, which skip without the mirror)."""
+    from krepro.data.adult import load_adult
+
+    adult = Path(os.environ.get("KREPRO_DATA_MIRROR", "/nonexistent")) / "adult"
+    return load_adult(adult / "adult.data", adult / "adult.test", "reference")

@@ -3,9 +3,9 @@
 from collections import OrderedDict
 
 import numpy as np
-from concurrency import hammer
 
 from krepro.content_key import cached_by_content, content_key
+from tests.concurrency import hammer
 
 
 def test_equal_content_equal_key():

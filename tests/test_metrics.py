@@ -154,3 +154,31 @@ def test_hsic_and_distance_correlation_do_not_depend_on_the_scale(scale):
         reference = statistic(a, b)
         assert statistic(a * scale, b) == pytest.approx(reference, rel=1e-12)
         assert statistic(a, b * scale) == pytest.approx(reference, rel=1e-12)
+
+
+def test_distance_correlation_against_a_loop_oracle():
+    from krepro.metrics import distance_correlation, distance_correlation_test
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=30), rng.normal(size=30)
+
+    def centred(x):
+        d = np.array([[abs(xi - xj) for xj in x] for xi in x])
+        return d - d.mean(0)[None, :] - d.mean(1)[:, None] + d.mean()
+
+    A, B = centred(a), centred(b)
+    expected = np.sqrt((A * B).mean() / np.sqrt((A * A).mean() * (B * B).mean()))
+    assert distance_correlation(a, b) == pytest.approx(expected, rel=1e-12)
+    assert distance_correlation(a, 2 * a + 3) == pytest.approx(1.0)
+    # Uncorrelated but dependent: b = a² on a symmetric a.
+    s = rng.uniform(-1, 1, 300)
+    assert abs(np.corrcoef(s, s**2)[0, 1]) < 0.15
+    assert distance_correlation_test(s, s**2, n_permutations=50, random_state=1)[1] == 1 / 51
+
+
+def test_hsic_separates_dependence_from_independence():
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=300)
+    # A noiseless nonlinear function of a is strongly dependent; fresh noise is not. The
+    # biased estimator of an independent pair is O(1/n) ≈ 0.003 here.
+    assert hsic(a, a**2) > 10 * hsic(a, rng.normal(size=300))

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from fuzz_inputs import (
+from hypothesis import strategies as st
+
+from krepro.cme import CMEConditionalMean
+from tests.fuzz.fuzz_inputs import (
     Arg,
+    S,
     continuous,
     gamma,
     group_codes,
@@ -20,11 +24,7 @@ from fuzz_inputs import (
     positive,
     predict_groups,
 )
-from hypothesis import strategies as st
 
-from krepro.cme import CMEConditionalMean
-
-S = "sensitive_features"
 NAN, INF = float("nan"), float("inf")
 
 

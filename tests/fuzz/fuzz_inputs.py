@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 
+S = "sensitive_features"  # the estimators' name of the group labels
+
 
 @dataclass(frozen=True)
 class Arg:
@@ -98,6 +100,8 @@ class Case:
 INVALID_REALS = (0.0, -1.0, -1e-300, np.inf, -np.inf, np.nan, "1.0", [1.0])
 POSITIVE = (0.1, 0.5, 1.0, 2.0)
 POSITIVE_EXTREME = (5e-324, 1e-300, 1e-12, 1e12, 1e300, 1.7e308)
+# A penalty of 0 (ridge alpha, HSIC mu) is valid, an extreme one: the invalid reals without 0
+NEGATIVE_OR_NOT_REAL = tuple(v for v in INVALID_REALS if not (isinstance(v, float) and v == 0.0))
 
 
 @st.composite

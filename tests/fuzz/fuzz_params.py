@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from fuzz_inputs import Arg, features, gamma, hyper, plain
 from hypothesis import strategies as st
+
+from tests.fuzz.fuzz_inputs import Arg, features, gamma, hyper, plain
 
 KERNELS = ("rbf", "rbf", "linear", "poly", "matern")
 

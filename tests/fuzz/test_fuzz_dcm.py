@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fuzz_inputs import (
+from hypothesis import given
+from hypothesis import strategies as st
+
+from krepro.dcm import COIR, DCM, DICA, FastDCM
+from tests.fuzz.fuzz_inputs import (
     Arg,
     Case,
     corrupted,
@@ -17,13 +21,9 @@ from fuzz_inputs import (
     positive,
     targets,
 )
-from fuzz_params import point_sets, sizes
-from fuzz_property import check
-from fuzz_settings import budget
-from hypothesis import given
-from hypothesis import strategies as st
-
-from krepro.dcm import COIR, DCM, DICA, FastDCM
+from tests.fuzz.fuzz_params import point_sets, sizes
+from tests.fuzz.fuzz_property import check
+from tests.fuzz.fuzz_settings import budget
 
 pytestmark = pytest.mark.fuzz
 

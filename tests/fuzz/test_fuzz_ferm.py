@@ -5,21 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fuzz_inputs import (
-    Arg,
-    Case,
-    corrupted,
-    gamma,
-    group_codes,
-    groups,
-    hyper,
-    plain,
-    positive,
-    targets,
-)
-from fuzz_params import KERNEL_ARGS, feature_map_params, kernel_params, point_sets, sizes
-from fuzz_property import LAYOUT_RTOL, check
-from fuzz_settings import budget
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -30,11 +15,24 @@ from krepro.fairness import (
     LinearFERM,
     LinearHingeSVC,
 )
+from tests.fuzz.fuzz_inputs import (
+    Arg,
+    Case,
+    S,
+    corrupted,
+    gamma,
+    group_codes,
+    groups,
+    hyper,
+    plain,
+    positive,
+    targets,
+)
+from tests.fuzz.fuzz_params import KERNEL_ARGS, feature_map_params, kernel_params, point_sets, sizes
+from tests.fuzz.fuzz_property import LAYOUT_RTOL, check
+from tests.fuzz.fuzz_settings import budget
 
 pytestmark = pytest.mark.fuzz
-
-S = "sensitive_features"
-
 
 OBJECT_CONTAINERS = ("series", "category")  # object arrays of numbers to scikit-learn
 

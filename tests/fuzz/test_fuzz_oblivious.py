@@ -6,31 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fuzz_groups import PARTITION_ARGS, S, bounds, cells_per_axis, partition_setup
-from fuzz_inputs import (
-    INVALID_REALS,
-    Arg,
-    Case,
-    continuous,
-    corrupted,
-    group_codes,
-    groups,
-    hyper,
-    plain,
-    positive,
-    predict_groups,
-    targets,
-)
-from fuzz_params import (
-    FEATURE_MAP_ARGS,
-    KERNEL_ARGS,
-    feature_map_params,
-    kernel_params,
-    point_sets,
-    sizes,
-)
-from fuzz_property import LAYOUT_RTOL, check
-from fuzz_settings import budget
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -44,6 +19,32 @@ from krepro.fairness import (
     PartitionConditionalMean,
     StreamingObliviousRidge,
 )
+from tests.fuzz.fuzz_groups import PARTITION_ARGS, bounds, cells_per_axis, partition_setup
+from tests.fuzz.fuzz_inputs import (
+    NEGATIVE_OR_NOT_REAL,
+    Arg,
+    Case,
+    S,
+    continuous,
+    corrupted,
+    group_codes,
+    groups,
+    hyper,
+    plain,
+    positive,
+    predict_groups,
+    targets,
+)
+from tests.fuzz.fuzz_params import (
+    FEATURE_MAP_ARGS,
+    KERNEL_ARGS,
+    feature_map_params,
+    kernel_params,
+    point_sets,
+    sizes,
+)
+from tests.fuzz.fuzz_property import LAYOUT_RTOL, check
+from tests.fuzz.fuzz_settings import budget
 
 pytestmark = pytest.mark.fuzz
 
@@ -208,8 +209,6 @@ def streaming_ridge_cases(draw):
 
 
 EXTRAPOLATION_RTOL = 1e-6
-# alpha = 0 is a valid ridge penalty (an extreme one): the invalid values without it
-NEGATIVE_OR_NOT_REAL = tuple(v for v in INVALID_REALS if not (isinstance(v, float) and v == 0.0))
 
 
 def run_streaming_ridge(params, data):

@@ -5,10 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fuzz_inputs import (
-    INVALID_REALS,
+from hypothesis import given
+from hypothesis import strategies as st
+
+from krepro.cme import CMEConditionalMean, ConditionalMeanEmbedding
+from krepro.distributed import DistributedKernelRidge
+from krepro.fairness.hsic_ridge import HSICRidge
+from krepro.kernels import gram
+from tests.fuzz.fuzz_inputs import (
+    NEGATIVE_OR_NOT_REAL,
     Arg,
     Case,
+    S,
     continuous,
     corrupted,
     gamma,
@@ -19,20 +27,11 @@ from fuzz_inputs import (
     positive,
     targets,
 )
-from fuzz_params import KERNEL_ARGS, kernel_params, point_sets, sizes
-from fuzz_property import check
-from fuzz_settings import budget
-from hypothesis import given
-from hypothesis import strategies as st
-
-from krepro.cme import CMEConditionalMean, ConditionalMeanEmbedding
-from krepro.distributed import DistributedKernelRidge
-from krepro.fairness.hsic_ridge import HSICRidge
-from krepro.kernels import gram
+from tests.fuzz.fuzz_params import KERNEL_ARGS, kernel_params, point_sets, sizes
+from tests.fuzz.fuzz_property import check
+from tests.fuzz.fuzz_settings import budget
 
 pytestmark = pytest.mark.fuzz
-
-S = "sensitive_features"
 
 # --------------------------------------------------------------------------------------------
 # DistributedKernelRidge
@@ -171,10 +170,6 @@ def test_cme_conditional_mean(case):
 
 # --------------------------------------------------------------------------------------------
 # HSICRidge
-
-
-# alpha = 0 and mu = 0 are valid: the invalid values without 0
-NEGATIVE_OR_NOT_REAL = tuple(v for v in INVALID_REALS if not (isinstance(v, float) and v == 0.0))
 
 
 @st.composite

@@ -17,7 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from test_workflow import TINY_CONFIG, console_file, load_yaml, ok, snakemake
+
+from tests.workflow.test_workflow import TINY_CONFIG, console_file, load_yaml, ok, snakemake
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_workflow import (
+
+from krepro.studies import STUDIES
+from krepro.workflow.codedeps import script_dependencies
+from tests.workflow.test_workflow import (
     ILLUSTRATION_RULES,
     REPO,
     RIDGE_RULES,
@@ -31,9 +34,6 @@ from test_workflow import (
     ok,
     snakemake_env,
 )
-
-from krepro.studies import STUDIES
-from krepro.workflow.codedeps import script_dependencies
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 

@@ -21,7 +21,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from test_workflow import REPO, TINY_CONFIG, job_stats, load_yaml, ok, snakemake_env, write_yaml
+
+from tests.workflow.test_workflow import (
+    REPO,
+    TINY_CONFIG,
+    job_stats,
+    load_yaml,
+    ok,
+    snakemake_env,
+    write_yaml,
+)
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-from test_workflow import DEFAULT_CONFIG, REPO, TINY_CONFIG, job_stats, ok, snakemake
+
+from tests.workflow.test_workflow import DEFAULT_CONFIG, REPO, TINY_CONFIG, job_stats, ok, snakemake
 
 pytestmark = pytest.mark.workflow
 

@@ -13,7 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_workflow import REPO, TINY_CONFIG, fail_once, ok, snakemake
+
+from tests.workflow.test_workflow import REPO, TINY_CONFIG, fail_once, ok, snakemake
 
 pytestmark = [
     pytest.mark.workflow,

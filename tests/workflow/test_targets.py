@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_workflow import REPO, ok, snakemake
 
 from krepro.studies import STUDIES
+from tests.workflow.test_workflow import REPO, ok, snakemake
 
 pytestmark = pytest.mark.workflow
 

@@ -24,12 +24,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from test_dcm_parkinsons import parkinsons_fit_jobs
 
 from krepro.data.download import DATASETS
 from krepro.studies import STUDIES
 from krepro.studies.verdicts import KINDS, detail_disagreements
 from krepro.workflow.snapshot import check_snapshot
+from tests.studies.dcm_parkinsons.test_run import parkinsons_fit_jobs
 
 pytestmark = pytest.mark.workflow
 

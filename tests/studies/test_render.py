@@ -1,0 +1,20 @@
+"""Renderings of the verdict records (krepro.studies.render): the scorecard headline."""
+
+from krepro.studies.render import scorecard
+from krepro.studies.verdicts import Verdict
+
+
+def test_scorecard_headline_counts_paper_and_implied_claims_only_and_flags_instability():
+    base = dict(experiment="exp", claim="C.", verdict="reproduced", detail="d", paper="p")
+    records = [
+        Verdict(claim_id="a", kind="paper claim", stability=0.95, **base),
+        Verdict(claim_id="b", kind="implied claim", stability=0.6, **base),
+        Verdict(claim_id="c", kind="identity", stability=1.0, **base),
+        Verdict(claim_id="d", kind="sanity check", **base),
+    ]
+    card = scorecard(records, scale="paper", paper_command="C")
+    assert "| **paper and implied claims** | 2 | 2 | 0 | 0 | 0 | 0 | 0 | 2 | 1 |" in card
+    lines = card.splitlines()
+    assert any(line.startswith("| identity") and "| 1 | 1 |" in line for line in lines)
+    assert any(line.startswith("| sanity check") and "| 1 | 1 |" in line for line in lines)
+    assert "0.60 ⚠" in card and "0.95 ⚠" not in card

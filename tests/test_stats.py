@@ -1,0 +1,96 @@
+"""Statistics of the verdicts (krepro.stats): Holm's procedure, repetitions for a
+half-width, Wilson intervals, paired differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from scipy.stats import binomtest
+
+from krepro.stats import (
+    holm_adjusted,
+    holm_levels,
+    paired,
+    repetitions_for_half_width,
+    wilson_interval,
+)
+
+
+def test_holm_adjusted_hand_example():
+    adjusted = holm_adjusted([0.01, 0.04, 0.03, 0.005])
+    np.testing.assert_allclose(adjusted, [0.03, 0.06, 0.06, 0.02])
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(
+    st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=12),
+    st.sampled_from([0.01, 0.05, 0.1]),
+)
+def test_holm_levels_decide_as_adjusted_p_values(pvalues, alpha):
+    levels = holm_levels(pvalues, alpha)
+    adjusted = holm_adjusted(pvalues)
+    np.testing.assert_array_equal(np.asarray(pvalues) <= levels, adjusted <= alpha)
+
+
+# ------------------------------------------------------------------------- repetitions
+
+
+@pytest.mark.parametrize("prediction", [False, True])
+@pytest.mark.parametrize("half_width", [0.05, 0.3, 1.0])
+def test_repetitions_for_half_width_is_the_smallest(prediction, half_width):
+    sd, tail = 0.4, 0.025
+
+    def width(n):
+        factor = np.sqrt(1 + 1 / n) if prediction else 1 / np.sqrt(n)
+        return stats.t.ppf(1 - tail, n - 1) * sd * factor
+
+    n = repetitions_for_half_width(sd, half_width, tail, prediction=prediction)
+    if prediction and half_width <= stats.norm.ppf(1 - tail) * sd:
+        assert n is None
+        return
+    assert width(n) <= half_width
+    assert n == 2 or width(n - 1) > half_width
+
+
+def test_repetitions_for_a_vanishing_half_width_is_none_not_an_overflow():
+    # An effect a rounding error from its margin leaves a half-width of ~1e-18 to reach;
+    # a prediction interval a hair wider than its limit z·sd likewise.
+    sd, tail = 0.4, 0.025
+    assert repetitions_for_half_width(sd, 1e-18, tail) is None
+    assert repetitions_for_half_width(0.01, 1e-17, 0.05) is None
+    limit = stats.norm.ppf(1 - tail) * sd
+    assert repetitions_for_half_width(sd, limit * (1 + 1e-14), tail, prediction=True) is None
+
+
+# --------------------------------------------------------------------------- aggregate
+
+
+@pytest.mark.parametrize(
+    ("successes", "n"), [(0, 20), (19, 20), (20, 20), (1900, 2000), (950, 1000)]
+)
+@pytest.mark.parametrize("level", [0.95, 0.99])
+def test_wilson_interval_matches_scipy(successes, n, level):
+    low, high = wilson_interval(successes, n, level)
+    assert low <= successes / n <= high
+    expected = binomtest(successes, n).proportion_ci(confidence_level=level, method="wilson")
+    assert low == pytest.approx(expected.low, abs=1e-10)
+    assert high == pytest.approx(expected.high, abs=1e-10)
+
+
+def test_paired_differences_are_per_split():
+    runs = pd.DataFrame(
+        {
+            "g": ["a"] * 6,
+            "repetition": [0, 0, 1, 1, 2, 2],
+            "method": ["x", "y"] * 3,
+            "v": [1.0, 2.0, 5.0, 6.5, 3.0, 3.5],
+        }
+    )
+    d = paired(runs, ["g"], "method", "x", "y", "v").iloc[0]
+    assert d["mean"] == pytest.approx(1.0)
+    assert d["sd"] == pytest.approx(0.5)
+    assert d["n"] == 3
