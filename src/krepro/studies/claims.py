@@ -28,20 +28,35 @@ Each form is a test at level ``alpha``, decided by an interval of the effect:
   reproduce a precise number); **not reproduced** iff it lies wholly outside; else
   inconclusive.
 
-A claim over a family of settings (a ranking, "in every setting", a sweep) holds only if it
-holds for every member: it is an intersection-union test, so each member's support is read at
-level α itself and the family's error of calling the claim reproduced is still at most α.
-Contradicting the claim takes only one member, found among many: the contradictions are
-judged at the levels of Holm's step-down procedure over the members' contradiction p-values
-(:func:`krepro.stats.holm_levels`), so that the family's error of calling the claim not
-reproduced is at most α. A raw contradiction that does not survive Holm leaves the member
-inconclusive; ``family_size`` says how many members there are.
+A claim over a family of settings is judged member by member and combined by its rule
+(:data:`FAMILY_RULES`):
+
+* ``every`` ("in every setting", a ranking, a sweep) holds only if every member holds: an
+  intersection-union test, so each member's support is read at level α itself and the
+  family's error of calling the claim reproduced is still at most α. Contradicting the claim
+  takes only one member, found among many: the contradictions are judged at the levels of
+  Holm's step-down procedure over the members' contradiction p-values
+  (:func:`krepro.stats.holm_levels`), so that the family's error of calling the claim not
+  reproduced is at most α. A raw contradiction that does not survive Holm leaves the member
+  inconclusive; ``family_size`` says how many members there are.
+* ``parts`` (the claim names its parts): reproduced iff every member holds, not reproduced
+  iff every member is contradicted, ``partly reproduced`` iff some hold and some are
+  contradicted.
+* ``some`` ("some setting shows the effect", an existence claim): reproduced iff some member
+  holds, not reproduced iff every member is contradicted. Members are judged as for
+  ``every``.
+
+There is one decision path: :func:`_decide` turns the members' intervals at given levels into
+decisions, and both the records (:func:`judge_family`, with intervals, reasons and the
+repetitions an undecided member would need) and the bootstrap (:func:`family_verdict`, the
+verdict only) read it; a single comparison is a family of one.
 
 For an inconclusive verdict, :attr:`Judgement.needed_repetitions` is the number of
 repetitions that would make the verdict decisive at the observed mean and variance (``None``
 when none would: a prediction interval never gets narrower than the run-to-run noise).
-:func:`bootstrap_stability` is the share of bootstrap resamples of the repetitions that give
-the same verdict.
+:func:`stability` is the share of bootstrap resamples of the repetitions that give the same
+verdict; it is the one resampler of the studies (:func:`bootstrap_indices` draws its
+indices).
 """
 
 from __future__ import annotations
@@ -54,33 +69,42 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from krepro.stats import holm_levels, repetitions_for_half_width, t_quantile
+from krepro.studies.labels import (
+    INCONCLUSIVE,
+    MEMBER_WORDS,
+    NOT_REPRODUCED,
+    PARTLY,
+    REPRODUCED,
+    member_word,
+)
 
 __all__ = [
     "EQUIVALENCE",
     "EVERY",
+    "FAMILY_RULES",
     "MAGNITUDE",
     "MEMBER_WORDS",
     "NONINFERIORITY",
     "PARTS",
+    "SOME",
     "SUPERIORITY",
     "TESTS",
     "ClaimTest",
     "Effect",
     "FamilyJudgement",
     "Judgement",
-    "bootstrap_stability",
+    "bootstrap_indices",
+    "combine",
     "combine_family",
     "combine_parts",
-    "combine_verdicts",
-    "family_stability",
     "family_verdict",
     "judge",
     "judge_claim",
     "judge_family",
     "judge_parts",
     "judge_settings",
-    "judge_values",
     "member_word",
+    "stability",
     "stability_seed",
 ]
 
@@ -90,25 +114,10 @@ NONINFERIORITY = "non-inferiority"
 MAGNITUDE = "magnitude"
 TESTS = (SUPERIORITY, EQUIVALENCE, NONINFERIORITY, MAGNITUDE)
 
-# The verdict vocabulary of krepro.studies.verdicts (kept as plain strings here so that this
-# module depends on the statistics only).
-REPRODUCED = "reproduced"
-INCONCLUSIVE = "inconclusive"
-NOT_REPRODUCED = "not reproduced"
-
-# How a detail describes a member or part of a family: never by a verdict word, so that a
-# detail names no verdict other than its record's (krepro.studies.verdicts.detail_disagreements).
-MEMBER_WORDS = {
-    REPRODUCED: "holds",
-    NOT_REPRODUCED: "contradicted",
-    INCONCLUSIVE: "undecided",
-    "partly reproduced": "partly holds",
-}
-
-
-def member_word(verdict: str) -> str:
-    """``holds``, ``contradicted``, ``undecided`` or ``partly holds`` for a member's verdict."""
-    return MEMBER_WORDS[verdict]
+EVERY = "every"
+PARTS = "parts"
+SOME = "some"
+FAMILY_RULES = (EVERY, PARTS, SOME)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -246,225 +255,6 @@ class Judgement:
     reason: str = ""
 
 
-def _p_contradiction(test: ClaimTest, effect: Effect) -> float:
-    """p-value of the null that the claim holds for this member (what Holm orders by).
-
-    Its rejection at level ``a`` is the member's "not reproduced" at ``a``: superiority
-    H0: effect ≥ margin; non-inferiority H0: effect ≥ −margin; equivalence and magnitude
-    H0: |effect| ≤ margin (one-sided on the estimate's side for equivalence, whose interval
-    is the (1 − 2α) one; two-sided for magnitude).
-    """
-    spread = effect.spread(test.one_run)
-    if not (np.isfinite(spread) and spread > 0):
-        return float("nan")
-    df, m, d = effect.n - 1, test.margin, effect.mean
-    if test.test == SUPERIORITY:
-        return float(student_t.cdf((d - m) / spread, df))
-    if test.test == NONINFERIORITY:
-        return float(student_t.cdf((d + m) / spread, df))
-    if test.test == EQUIVALENCE:
-        return float(student_t.sf((abs(d) - m) / spread, df))
-    return float(min(1.0, 2.0 * student_t.sf((abs(d) - m) / spread, df)))
-
-
-def _decide(test: ClaimTest, low: float, high: float) -> tuple[str, str]:
-    """Verdict and reason from the interval (NaN interval: inconclusive)."""
-    m = test.margin
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return INCONCLUSIVE, "no interval (fewer than two repetitions)"
-    if test.test == SUPERIORITY:
-        if low > 0:
-            return REPRODUCED, "the interval lies above 0"
-        if high < m:
-            return NOT_REPRODUCED, f"the interval excludes an effect of {m:.4g}"
-        return INCONCLUSIVE, f"the interval holds both 0 and {m:.4g}"
-    if test.test == NONINFERIORITY:
-        if low > -m:
-            return REPRODUCED, f"the interval lies above {-m:.4g}"
-        if high < -m:
-            return NOT_REPRODUCED, f"the interval lies below {-m:.4g}"
-        return INCONCLUSIVE, f"the interval holds {-m:.4g}"
-    if test.test == EQUIVALENCE:
-        if -m <= low and high <= m:
-            return REPRODUCED, f"the interval lies within ±{m:.4g}"
-        if low > m or high < -m:
-            return NOT_REPRODUCED, f"the interval lies outside ±{m:.4g}"
-        return INCONCLUSIVE, f"the interval is not within ±{m:.4g}"
-    if low > m or high < -m:
-        return NOT_REPRODUCED, f"the interval lies outside ±{m:.4g} of the paper's value"
-    if test.max_width is not None and high - low > test.max_width:
-        return (
-            INCONCLUSIVE,
-            f"the interval is wider ({high - low:.4g}) than {test.max_width:.4g}",
-        )
-    return REPRODUCED, f"the interval meets ±{m:.4g} of the paper's value"
-
-
-def _needed(test: ClaimTest, effect: Effect, level: float) -> int | None:
-    """Repetitions that would make an inconclusive verdict decisive at the observed values.
-
-    The half-widths that would decide: for superiority, the mean itself (ci_low > 0) and its
-    distance below the margin (ci_high < margin), whichever needs fewer runs; for equivalence,
-    the distance of |mean| to the margin; for magnitude, the distance outside the margin or
-    half of ``max_width``.
-    """
-    d, m = effect.mean, test.margin
-    if test.test == SUPERIORITY:
-        targets = [h for h in (d, m - d) if h > 0]
-    elif test.test == NONINFERIORITY:
-        targets = [abs(d + m)]
-    elif test.test == EQUIVALENCE:
-        targets = [abs(m - abs(d))]
-    elif abs(d) > m:
-        targets = [abs(d) - m]
-    else:
-        targets = [] if test.max_width is None else [test.max_width / 2.0]
-    counts = [
-        repetitions_for_half_width(effect.sd, h, test.tail(level), prediction=test.one_run)
-        for h in targets
-    ]
-    counts = [n for n in counts if n is not None]
-    return min(counts) if counts else None
-
-
-def judge(
-    test: ClaimTest,
-    effect: Effect,
-    *,
-    level: float | None = None,
-    family_size=1,
-    needed: bool = True,
-):
-    """The verdict of one claim (or one member of a family, at its Holm ``level``).
-
-    Parameters
-    ----------
-    test : ClaimTest
-    effect : Effect
-        The effect, oriented as the claim reads.
-    level : float, optional
-        Level of this comparison (default ``test.alpha``; a family member's Holm level).
-    family_size : int
-        Recorded in the judgement.
-    needed : bool
-        Whether to compute :attr:`Judgement.needed_repetitions` (off in bootstrap loops,
-        where only the verdict counts).
-
-    Returns
-    -------
-    Judgement
-    """
-    level = test.alpha if level is None else level
-    low, high = effect.interval(test.tail(level), test.one_run)
-    verdict, reason = _decide(test, low, high)
-    needed = (
-        _needed(test, effect, level)
-        if needed and verdict == INCONCLUSIVE and effect.n > 1
-        else None
-    )
-    return Judgement(
-        verdict=verdict,
-        effect=effect.mean,
-        ci_low=low,
-        ci_high=high,
-        margin=test.margin,
-        alpha=level,
-        family_size=family_size,
-        needed_repetitions=needed,
-        reason=reason,
-    )
-
-
-def judge_family(
-    test: ClaimTest, effects: Mapping[str, Effect], *, needed: bool = True
-) -> dict[str, Judgement]:
-    """Judge every member of a family of settings (support at α, contradictions by Holm).
-
-    A member is **reproduced** when its own interval at ``test.alpha`` supports the claim
-    (the family is an intersection-union test: no adjustment is needed to say that every
-    member holds); **not reproduced** when its interval at its Holm level (over the
-    members' contradiction p-values) contradicts the claim; else **inconclusive**, with the
-    Holm-level interval (a raw contradiction that does not survive Holm reads inconclusive).
-
-    Parameters
-    ----------
-    test : ClaimTest
-        The claim's test; ``test.alpha`` is the family-wise level.
-    effects : mapping of str to Effect
-        One effect per setting (settings that are numerically the same comparison must be
-        passed once).
-    needed : bool
-        As in :func:`judge`.
-
-    Returns
-    -------
-    dict of str to Judgement
-        In the order of ``effects``.
-    """
-    names = list(effects)
-    size = len(names)
-    levels = holm_levels([_p_contradiction(test, effects[name]) for name in names], test.alpha)
-    out = {}
-    for name, level in zip(names, levels, strict=True):
-        support = judge(test, effects[name], family_size=size, needed=needed)
-        if support.verdict == REPRODUCED or size == 1:
-            out[name] = support
-        else:
-            member = judge(test, effects[name], level=float(level), family_size=size, needed=needed)
-            if member.verdict == REPRODUCED:
-                # Magnitude only: the wider Holm interval meets the margin although the
-                # interval at alpha did not; support is read at alpha, so no verdict.
-                member = dataclasses.replace(
-                    member,
-                    verdict=INCONCLUSIVE,
-                    reason="the interval at alpha lies outside the margin, but this"
-                    " contradiction does not survive Holm",
-                )
-            out[name] = member
-    return out
-
-
-def bootstrap_stability(
-    values,
-    verdict_of: Callable[[np.ndarray], str],
-    *,
-    n_resamples: int = 200,
-    seed: Sequence[int] | int = 0,
-) -> float:
-    """Share of bootstrap resamples of the repetitions that give the observed verdict.
-
-    Parameters
-    ----------
-    values : array-like
-        Per-repetition data, repetitions along the first axis (a row holds every setting of
-        one repetition when settings are paired, so that they are resampled together).
-    verdict_of : callable
-        Maps such an array to a verdict string.
-    n_resamples : int
-        Bootstrap resamples (≥ 200 for the reported stability).
-    seed : int or sequence of int
-        Seed of the resampling (``numpy.random.SeedSequence`` entropy).
-
-    Returns
-    -------
-    float
-        In [0, 1].
-    """
-    values = np.asarray(values, dtype=float)
-    observed = verdict_of(values)
-    rng = np.random.default_rng(np.random.SeedSequence(seed))
-    n = values.shape[0]
-    draws = rng.integers(0, n, size=(n_resamples, n))
-    same = sum(verdict_of(values[rows]) == observed for rows in draws)
-    return same / n_resamples
-
-
-EVERY = "every"
-PARTS = "parts"
-FAMILY_RULES = (EVERY, PARTS)
-PARTLY = "partly reproduced"
-
-
 @dataclasses.dataclass(frozen=True)
 class FamilyJudgement:
     """The verdict of a claim over a family of settings, with its members' judgements.
@@ -494,6 +284,321 @@ class FamilyJudgement:
         return "; ".join(f"{name}: {member_word(j.verdict)}" for name, j in self.members.items())
 
 
+# --------------------------------------------------------------------------- one decision path
+
+# Decision codes of one interval: no interval, holds, contradicted, undecided, too wide.
+_NO_INTERVAL, _HOLDS, _CONTRADICTED, _UNDECIDED, _TOO_WIDE = range(5)
+_CODE_VERDICTS = {
+    _NO_INTERVAL: INCONCLUSIVE,
+    _HOLDS: REPRODUCED,
+    _CONTRADICTED: NOT_REPRODUCED,
+    _UNDECIDED: INCONCLUSIVE,
+    _TOO_WIDE: INCONCLUSIVE,
+}
+_NOT_SURVIVING_HOLM = (
+    "the interval at alpha lies outside the margin, but this contradiction does not survive Holm"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Members:
+    """The members of a family as arrays: effects, spreads and degrees of freedom."""
+
+    mean: np.ndarray
+    spread: np.ndarray
+    df: np.ndarray
+
+    @classmethod
+    def of(cls, test: ClaimTest, effects: Sequence[Effect]) -> _Members:
+        return cls(
+            mean=np.array([e.mean for e in effects], dtype=float),
+            spread=np.array([e.spread(test.one_run) for e in effects], dtype=float),
+            df=np.array([e.n - 1 for e in effects], dtype=float),
+        )
+
+    def p_contradiction(self, test: ClaimTest) -> np.ndarray:
+        """p-values of the nulls that each member holds (what Holm orders by; NaN: none).
+
+        Its rejection at level ``a`` is the member's "contradicted" at ``a``: superiority
+        H0: effect ≥ margin; non-inferiority H0: effect ≥ −margin; equivalence and magnitude
+        H0: |effect| ≤ margin (one-sided on the estimate's side for equivalence, whose
+        interval is the (1 − 2α) one; two-sided for magnitude).
+        """
+        valid = np.isfinite(self.spread) & (self.spread > 0)
+        scale = np.where(valid, self.spread, 1.0)
+        df = np.where(self.df > 0, self.df, 1.0)
+        m, d = test.margin, self.mean
+        if test.test == SUPERIORITY:
+            p = student_t.cdf((d - m) / scale, df)
+        elif test.test == NONINFERIORITY:
+            p = student_t.cdf((d + m) / scale, df)
+        elif test.test == EQUIVALENCE:
+            p = student_t.sf((np.abs(d) - m) / scale, df)
+        else:
+            p = np.minimum(1.0, 2.0 * student_t.sf((np.abs(d) - m) / scale, df))
+        return np.where(valid, p, np.nan)
+
+    def intervals(self, test: ClaimTest, levels: np.ndarray):
+        """Each member's interval at its level (NaN with fewer than two repetitions)."""
+        tails = levels if test.test != MAGNITUDE else levels / 2.0
+        with np.errstate(invalid="ignore"):
+            half = student_t.ppf(1.0 - tails, self.df) * self.spread
+        return self.mean - half, self.mean + half
+
+
+def _decide(test: ClaimTest, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """The decision code of each interval: the decision table of every claim form."""
+    m = test.margin
+    with np.errstate(invalid="ignore"):
+        if test.test == SUPERIORITY:
+            holds, contradicted, wide = low > 0, high < m, False
+        elif test.test == NONINFERIORITY:
+            holds, contradicted, wide = low > -m, high < -m, False
+        elif test.test == EQUIVALENCE:
+            holds, contradicted, wide = (-m <= low) & (high <= m), (low > m) | (high < -m), False
+        else:
+            contradicted = (low > m) | (high < -m)
+            wide = False if test.max_width is None else (high - low) > test.max_width
+            holds = ~contradicted & ~wide
+    code = np.where(wide, _TOO_WIDE, _UNDECIDED)
+    code = np.where(contradicted, _CONTRADICTED, code)
+    code = np.where(holds, _HOLDS, code)
+    return np.where(np.isfinite(low) & np.isfinite(high), code, _NO_INTERVAL)
+
+
+def _reason(test: ClaimTest, code: int, low: float, high: float) -> str:
+    """One sentence: why the interval gives its decision."""
+    m = test.margin
+    if code == _NO_INTERVAL:
+        return "no interval (fewer than two repetitions)"
+    if code == _TOO_WIDE:
+        return f"the interval is wider ({high - low:.4g}) than {test.max_width:.4g}"
+    reasons = {
+        SUPERIORITY: (
+            "the interval lies above 0",
+            f"the interval excludes an effect of {m:.4g}",
+            f"the interval holds both 0 and {m:.4g}",
+        ),
+        NONINFERIORITY: (
+            f"the interval lies above {-m:.4g}",
+            f"the interval lies below {-m:.4g}",
+            f"the interval holds {-m:.4g}",
+        ),
+        EQUIVALENCE: (
+            f"the interval lies within ±{m:.4g}",
+            f"the interval lies outside ±{m:.4g}",
+            f"the interval is not within ±{m:.4g}",
+        ),
+        MAGNITUDE: (
+            f"the interval meets ±{m:.4g} of the paper's value",
+            f"the interval lies outside ±{m:.4g} of the paper's value",
+            "",
+        ),
+    }[test.test]
+    return reasons[{_HOLDS: 0, _CONTRADICTED: 1, _UNDECIDED: 2}[code]]
+
+
+def _needed(test: ClaimTest, effect: Effect, level: float) -> int | None:
+    """Repetitions that would make an inconclusive verdict decisive at the observed values.
+
+    The half-widths that would decide: for superiority, the mean itself (ci_low > 0) and its
+    distance below the margin (ci_high < margin), whichever needs fewer runs; for equivalence,
+    the distance of |mean| to the margin; for magnitude, the distance outside the margin or
+    half of ``max_width``.
+    """
+    d, m = effect.mean, test.margin
+    if test.test == SUPERIORITY:
+        targets = [h for h in (d, m - d) if h > 0]
+    elif test.test == NONINFERIORITY:
+        targets = [abs(d + m)]
+    elif test.test == EQUIVALENCE:
+        targets = [abs(m - abs(d))]
+    elif abs(d) > m:
+        targets = [abs(d) - m]
+    else:
+        targets = [] if test.max_width is None else [test.max_width / 2.0]
+    counts = [
+        repetitions_for_half_width(effect.sd, h, test.tail(level), prediction=test.one_run)
+        for h in targets
+    ]
+    counts = [n for n in counts if n is not None]
+    return min(counts) if counts else None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Decisions:
+    """A family's decisions: at α (support) and at the members' Holm levels (contradiction)."""
+
+    levels: np.ndarray
+    support: tuple  # (codes, low, high) at alpha
+    holm: tuple  # (codes, low, high) at the Holm levels
+
+    @classmethod
+    def of(cls, test: ClaimTest, members: _Members) -> _Decisions:
+        size = members.mean.size
+        at_alpha = np.full(size, test.alpha)
+        low, high = members.intervals(test, at_alpha)
+        support = (_decide(test, low, high), low, high)
+        if size == 1:
+            return cls(at_alpha, support, support)
+        levels = holm_levels(members.p_contradiction(test), test.alpha)
+        low, high = members.intervals(test, levels)
+        return cls(levels, support, (_decide(test, low, high), low, high))
+
+    def verdicts(self) -> list[str]:
+        """Each member's verdict: holds at α, else contradicted at its Holm level."""
+        size = self.levels.size
+        out = []
+        for i in range(size):
+            code = self.support[0][i]
+            if code != _HOLDS and size > 1:
+                code = self.holm[0][i]
+                code = _UNDECIDED if code == _HOLDS else code
+            out.append(_CODE_VERDICTS[int(code)])
+        return out
+
+
+def judge(
+    test: ClaimTest,
+    effect: Effect,
+    *,
+    level: float | None = None,
+    family_size: int = 1,
+    needed: bool = True,
+) -> Judgement:
+    """The verdict of one comparison at one level (a family of one at ``test.alpha``).
+
+    Parameters
+    ----------
+    test : ClaimTest
+    effect : Effect
+        The effect, oriented as the claim reads.
+    level : float, optional
+        Level of this comparison (default ``test.alpha``).
+    family_size : int
+        Recorded in the judgement.
+    needed : bool
+        Whether to compute :attr:`Judgement.needed_repetitions`.
+    """
+    level = test.alpha if level is None else level
+    members = _Members.of(test, [effect])
+    low, high = members.intervals(test, np.array([level], dtype=float))
+    code = int(_decide(test, low, high)[0])
+    return _judgement(test, effect, code, low[0], high[0], level, family_size, needed)
+
+
+def _judgement(test, effect, code, low, high, level, family_size, needed) -> Judgement:
+    verdict = _CODE_VERDICTS[code]
+    wanted = needed and verdict == INCONCLUSIVE and effect.n > 1
+    return Judgement(
+        verdict=verdict,
+        effect=effect.mean,
+        ci_low=low,
+        ci_high=high,
+        margin=test.margin,
+        alpha=level,
+        family_size=family_size,
+        needed_repetitions=_needed(test, effect, level) if wanted else None,
+        reason=_reason(test, code, low, high),
+    )
+
+
+def judge_family(
+    test: ClaimTest, effects: Mapping[str, Effect], *, needed: bool = True
+) -> dict[str, Judgement]:
+    """Judge every member of a family of settings (support at α, contradictions by Holm).
+
+    A member is **reproduced** when its own interval at ``test.alpha`` supports the claim;
+    **not reproduced** when its interval at its Holm level (over the members'
+    contradiction p-values) contradicts the claim; else **inconclusive**, with the
+    Holm-level interval (a raw contradiction that does not survive Holm reads inconclusive).
+
+    Parameters
+    ----------
+    test : ClaimTest
+        The claim's test; ``test.alpha`` is the family-wise level.
+    effects : mapping of str to Effect
+        One effect per setting (settings that are numerically the same comparison must be
+        passed once).
+    needed : bool
+        Whether to compute :attr:`Judgement.needed_repetitions`.
+
+    Returns
+    -------
+    dict of str to Judgement
+        In the order of ``effects``.
+    """
+    names = list(effects)
+    size = len(names)
+    decisions = _Decisions.of(test, _Members.of(test, [effects[n] for n in names]))
+    out = {}
+    for i, name in enumerate(names):
+        code, low, high = (part[i] for part in decisions.support)
+        if code == _HOLDS or size == 1:
+            out[name] = _judgement(
+                test, effects[name], int(code), low, high, test.alpha, size, needed
+            )
+            continue
+        code, low, high = (part[i] for part in decisions.holm)
+        level = float(decisions.levels[i])
+        if code == _HOLDS:
+            # Magnitude only: the wider Holm interval meets the margin although the
+            # interval at alpha did not; support is read at alpha, so no verdict.
+            member = _judgement(test, effects[name], int(code), low, high, level, size, False)
+            member = dataclasses.replace(member, verdict=INCONCLUSIVE, reason=_NOT_SURVIVING_HOLM)
+        else:
+            member = _judgement(test, effects[name], int(code), low, high, level, size, needed)
+        out[name] = member
+    return out
+
+
+def family_verdict(test: ClaimTest, effects: Sequence[Effect], rule: str = EVERY) -> str:
+    """The verdict of :func:`judge_family` + :func:`combine_family`, without the records.
+
+    The same decisions as the records (:func:`_decide`), without the statistics a record
+    needs (reasons, repetition counts): for bootstrap loops, where only the verdict counts.
+    """
+    _check_rule(rule)
+    return combine(rule, _Decisions.of(test, _Members.of(test, effects)).verdicts())
+
+
+# --------------------------------------------------------------------------- family rules
+
+
+def _check_rule(rule: str) -> None:
+    if rule not in FAMILY_RULES:
+        raise ValueError(f"rule must be one of {FAMILY_RULES}, got {rule!r}.")
+
+
+def combine(rule: str, verdicts: Sequence[str]) -> str:
+    """A family's verdict from its members' verdicts under ``rule`` (:data:`FAMILY_RULES`).
+
+    ``every``: reproduced iff every member is; not reproduced iff some member is; else
+    inconclusive. ``parts``: reproduced iff every member is; not reproduced iff every member
+    is; partly reproduced iff some are and some are not; else inconclusive. ``some``:
+    reproduced iff some member is; not reproduced iff every member is; else inconclusive.
+    """
+    _check_rule(rule)
+    verdicts = list(verdicts)
+    if not verdicts:
+        raise ValueError("a family needs at least one member.")
+    holds = [v == REPRODUCED for v in verdicts]
+    against = [v == NOT_REPRODUCED for v in verdicts]
+    if rule == SOME:
+        if any(holds):
+            return REPRODUCED
+        return NOT_REPRODUCED if all(against) else INCONCLUSIVE
+    if all(holds):
+        return REPRODUCED
+    if rule == EVERY:
+        return NOT_REPRODUCED if any(against) else INCONCLUSIVE
+    if all(against):
+        return NOT_REPRODUCED
+    if any(holds) and any(against):
+        return PARTLY
+    return INCONCLUSIVE
+
+
 def _weakness(test: ClaimTest, judgement: Judgement) -> float:
     """How close a supporting interval comes to not supporting (smaller: weaker)."""
     if test.test == SUPERIORITY:
@@ -508,46 +613,43 @@ def _weakness(test: ClaimTest, judgement: Judgement) -> float:
 def combine_family(
     test: ClaimTest, members: Mapping[str, Judgement], rule: str = EVERY
 ) -> FamilyJudgement:
-    """The verdict of a family from its members' verdicts.
+    """The verdict of a family from its members' judgements (:func:`combine`).
 
-    Rules
-    -----
-    ``every`` ("in every setting"): reproduced iff every member is; not reproduced iff some
-    member is not; else inconclusive.
-    ``parts`` (the claim names its parts): reproduced iff every member is; not reproduced iff
-    every member is not; ``partly reproduced`` iff some are and some are not; else
-    inconclusive.
+    The deciding member: for ``every`` and ``parts``, the weakest support (reproduced), else
+    the first contradiction (not or partly reproduced), else the first undecided member; for
+    ``some``, the support with the highest lower bound (reproduced), else the contradiction
+    with the highest upper bound (not reproduced), else the first undecided member.
     """
-    if rule not in FAMILY_RULES:
-        raise ValueError(f"rule must be one of {FAMILY_RULES}, got {rule!r}.")
-    if not members:
-        raise ValueError("a family needs at least one member.")
-    verdicts = {name: j.verdict for name, j in members.items()}
-    against = [name for name, v in verdicts.items() if v == NOT_REPRODUCED]
-    support = [name for name, v in verdicts.items() if v == REPRODUCED]
-    undecided = [name for name, v in verdicts.items() if v == INCONCLUSIVE]
-    if not against and not undecided:
-        verdict = REPRODUCED
-    elif rule == EVERY:
-        verdict = NOT_REPRODUCED if against else INCONCLUSIVE
-    elif not support and not undecided:
-        verdict = NOT_REPRODUCED
-    elif support and against:
-        verdict = PARTLY
-    else:
-        verdict = INCONCLUSIVE
-    if verdict == REPRODUCED:
-        deciding = min(support, key=lambda name: _weakness(test, members[name]))
+    verdict = combine(rule, [j.verdict for j in members.values()])
+    names = {
+        v: [name for name, j in members.items() if j.verdict == v]
+        for v in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
+    }
+    if rule == SOME and verdict == REPRODUCED:
+        deciding = max(names[REPRODUCED], key=lambda n: members[n].ci_low)
+    elif rule == SOME and verdict == NOT_REPRODUCED:
+        deciding = max(names[NOT_REPRODUCED], key=lambda n: members[n].ci_high)
+    elif verdict == REPRODUCED:
+        deciding = min(names[REPRODUCED], key=lambda n: _weakness(test, members[n]))
     elif verdict in (NOT_REPRODUCED, PARTLY):
-        deciding = against[0]
+        deciding = names[NOT_REPRODUCED][0]
     else:
-        deciding = undecided[0]
+        deciding = names[INCONCLUSIVE][0]
     return FamilyJudgement(verdict=verdict, deciding=deciding, members=dict(members))
 
 
-def judge_values(test: ClaimTest, values, *, offset: float = 0.0) -> Judgement:
-    """:func:`judge` of the per-repetition ``values`` (minus ``offset``)."""
-    return judge(test, Effect.of(values, offset))
+def combine_parts(families: Mapping[str, FamilyJudgement]) -> FamilyJudgement:
+    """A claim with named parts from its parts' families (rule ``parts``).
+
+    The deciding part: the first contradicted one (not reproduced, partly), the first part
+    (reproduced), else the first undecided one; each member is its part's deciding judgement.
+    """
+    verdict = combine(PARTS, [family.verdict for family in families.values()])
+    wanted = {REPRODUCED: REPRODUCED, PARTLY: NOT_REPRODUCED, NOT_REPRODUCED: NOT_REPRODUCED}
+    target = wanted.get(verdict, INCONCLUSIVE)
+    deciding = next(name for name, family in families.items() if family.verdict == target)
+    members = {name: family.judgement for name, family in families.items()}
+    return FamilyJudgement(verdict, deciding, members)
 
 
 def judge_settings(
@@ -558,7 +660,7 @@ def judge_settings(
     rule: str = EVERY,
     needed: bool = True,
 ) -> FamilyJudgement:
-    """A family of settings, each judged from its per-repetition values at its Holm level.
+    """A family of settings, each judged from its per-repetition values.
 
     Parameters
     ----------
@@ -569,55 +671,100 @@ def judge_settings(
     offset : mapping of str to float, optional
         Subtracted from each setting's values (magnitude claims: the paper's value).
     rule : str
-        :data:`EVERY` or :data:`PARTS` (:func:`combine_family`).
+        One of :data:`FAMILY_RULES` (:func:`combine`).
     needed : bool
-        As in :func:`judge`.
+        As in :func:`judge_family`.
     """
     offset = offset or {}
     effects = {name: Effect.of(v, offset.get(name, 0.0)) for name, v in values.items()}
     return combine_family(test, judge_family(test, effects, needed=needed), rule)
 
 
-def family_stability(
-    values: Mapping[str, np.ndarray],
-    verdict_of: Callable[[Mapping[str, np.ndarray]], str],
+# --------------------------------------------------------------------------- the resampler
+
+
+def bootstrap_indices(rng: np.random.Generator, n: int, n_resamples: int) -> np.ndarray:
+    """Row indices of ``n_resamples`` bootstrap resamples of ``n`` rows, drawn in one call."""
+    return rng.integers(0, n, size=(n_resamples, n))
+
+
+def _leaves(values, path=()):
+    """The arrays of a (nested) mapping with their key paths, in order."""
+    if isinstance(values, Mapping):
+        return [leaf for key, v in values.items() for leaf in _leaves(v, (*path, key))]
+    return [(path, np.asarray(values, dtype=float))]
+
+
+def _rebuild(values, arrays, counter):
+    if isinstance(values, Mapping):
+        return {key: _rebuild(v, arrays, counter) for key, v in values.items()}
+    counter[0] += 1
+    return arrays[counter[0] - 1]
+
+
+def stability(
+    values,
+    verdict_of: Callable,
     *,
-    paired: bool = True,
-    n_resamples: int = 200,
     seed: Sequence[int] | int = 0,
+    n_resamples: int = 200,
+    paired: bool | None = True,
+    all_at_once: bool = False,
 ) -> float:
-    """Bootstrap stability of a verdict computed from several settings' repetitions.
+    """Share of bootstrap resamples of the repetitions that give the observed verdict.
 
     Parameters
     ----------
-    values : mapping of str to array-like
-        Per-repetition values of each setting (first axis: repetitions).
+    values : array-like or (nested) mapping of str to array-like
+        Per-repetition data, repetitions along the first axis of every array.
     verdict_of : callable
-        Maps such a mapping to a verdict string.
-    paired : bool
-        Whether the settings share their repetitions (repetition ``i`` of every setting used
-        the same draw): then one resample of the indices serves every setting; otherwise each
-        setting is resampled on its own.
-    n_resamples, seed
-        As in :func:`bootstrap_stability`.
+        Maps data of the same structure as ``values`` to a verdict string.
+    seed : int or sequence of int
+        Seed of the resampling (``numpy.random.SeedSequence`` entropy; :func:`stability_seed`).
+    n_resamples : int
+        Bootstrap resamples (≥ 200 for the reported stability).
+    paired : bool or None
+        Whether the arrays share their repetitions (repetition ``i`` of every array used the
+        same draw): then one resample of the indices serves every array; otherwise each
+        array is resampled on its own. ``None``: paired iff every array has as many
+        repetitions.
+    all_at_once : bool
+        Draw every resample's indices in one call (:func:`bootstrap_indices`) rather than one
+        call per resample (paired data only). The two give different resamples of the same
+        seed; each study keeps the one its published stabilities were computed with.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    Raises
+    ------
+    ValueError
+        When paired arrays have different numbers of repetitions.
     """
-    arrays = {name: np.asarray(v, dtype=float) for name, v in values.items()}
-    observed = verdict_of(arrays)
-    rng = np.random.default_rng(np.random.SeedSequence(seed))
-    sizes = {name: a.shape[0] for name, a in arrays.items()}
-    if paired and len(set(sizes.values())) != 1:
+    leaves = [array for _, array in _leaves(values)]
+    sizes = [a.shape[0] for a in leaves]
+    observed = verdict_of(_rebuild(values, leaves, [0]))
+    paired = len(set(sizes)) == 1 if paired is None else paired
+    if paired and len(set(sizes)) != 1:
         raise ValueError(f"paired settings need equal repetitions, got {sizes}.")
+    if all_at_once and not paired:
+        raise ValueError("all_at_once draws one index set per resample: paired data only.")
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    if all_at_once:
+        draws = iter(bootstrap_indices(rng, sizes[0], n_resamples))
     same = 0
     for _ in range(n_resamples):
-        if paired:
-            n = next(iter(sizes.values()))
-            rows = rng.integers(0, n, size=n)
-            resample = {name: a[rows] for name, a in arrays.items()}
+        if all_at_once:
+            rows = next(draws)
+            resample = [a[rows] for a in leaves]
+        elif paired:
+            rows = rng.integers(0, sizes[0], size=sizes[0])
+            resample = [a[rows] for a in leaves]
         else:
-            resample = {
-                name: a[rng.integers(0, a.shape[0], size=a.shape[0])] for name, a in arrays.items()
-            }
-        same += verdict_of(resample) == observed
+            resample = [a[rng.integers(0, a.shape[0], size=a.shape[0])] for a in leaves]
+        same += verdict_of(_rebuild(values, resample, [0])) == observed
     return same / n_resamples
 
 
@@ -630,6 +777,9 @@ def stability_seed(*names: str) -> list[int]:
     return [zlib.crc32(name.encode("utf-8")) for name in names]
 
 
+# --------------------------------------------------------------------------- claims
+
+
 def judge_claim(
     claim: Mapping,
     values,
@@ -637,7 +787,7 @@ def judge_claim(
     seed: Sequence[int] | int,
     rule: str = EVERY,
     offset=None,
-    paired: bool = True,
+    paired: bool | None = True,
     n_resamples: int = 200,
 ) -> tuple[FamilyJudgement, float]:
     """Judge a claim of ``config/paper_reference.yaml`` and measure its stability.
@@ -645,15 +795,21 @@ def judge_claim(
     Parameters
     ----------
     claim : mapping
-        The claim's entry (``test``, ``margin``, ``alpha``, ...; :meth:`ClaimTest.from_reference`).
+        The claim's entry (``test``, ``margin``, ``alpha``, ...; :meth:`ClaimTest.from_reference`),
+        or an entry with named ``parts`` (:func:`judge_parts`).
     values : array-like or mapping of str to array-like
         Per-repetition effects, oriented as the claim reads: one array for a single
         comparison, one per setting for a family (settings that are numerically the same
-        comparison passed once).
+        comparison passed once); for a claim with parts, one such mapping per part.
     seed : int or sequence of int
         Entropy of the bootstrap (:func:`stability_seed` of the claim's names).
-    rule, offset, paired, n_resamples
-        As in :func:`judge_settings` and :func:`family_stability`.
+    rule : str
+        One of :data:`FAMILY_RULES` (ignored for a claim with parts).
+    offset : float or mapping, optional
+        Subtracted from the values (magnitude claims: the paper's value), per setting (per
+        part and setting for a claim with parts).
+    paired, n_resamples
+        As in :func:`stability`.
 
     Returns
     -------
@@ -662,20 +818,20 @@ def judge_claim(
     float
         The bootstrap stability of the verdict.
     """
+    if "parts" in claim:
+        return judge_parts(claim, values, seed=seed, offset=offset, n_resamples=n_resamples)
     test = ClaimTest.from_reference(claim)
     if not isinstance(values, Mapping):
         values = {"": values}
         offset = None if offset is None else {"": offset}
+    offset = offset or {}
 
     def verdict_of(resample):
-        effects = [Effect.of(v, (offset or {}).get(name, 0.0)) for name, v in resample.items()]
+        effects = [Effect.of(v, offset.get(name, 0.0)) for name, v in resample.items()]
         return family_verdict(test, effects, rule)
 
     family = judge_settings(test, values, offset=offset, rule=rule)
-    stability = family_stability(
-        values, verdict_of, paired=paired, n_resamples=n_resamples, seed=seed
-    )
-    return family, stability
+    return family, stability(values, verdict_of, paired=paired, n_resamples=n_resamples, seed=seed)
 
 
 def judge_parts(
@@ -691,10 +847,8 @@ def judge_parts(
     The claim's entry holds ``alpha`` and ``parts``: one entry per part with ``test`` and
     ``margin`` (and optionally ``alpha``, ``max_width``, ``one_run``). Each part is judged
     over its settings with rule :data:`EVERY` (Holm within the part); the parts combine with
-    rule :data:`PARTS`: reproduced iff every part is, not reproduced iff none is and every
-    part is contradicted, ``partly reproduced`` iff some parts are reproduced and some
-    contradicted. Requiring every part is an intersection-union test: no adjustment across
-    parts is needed.
+    rule :data:`PARTS` (:func:`combine_parts`). Requiring every part is an
+    intersection-union test: no adjustment across parts is needed.
 
     Parameters
     ----------
@@ -703,8 +857,8 @@ def judge_parts(
     values : mapping of str to mapping of str to array-like
         Per part, the per-repetition effects of each setting.
     seed, n_resamples
-        As in :func:`family_stability`; every setting of every part is resampled with the
-        same repetition indices when all have the same number of repetitions (paired).
+        As in :func:`stability`; every setting of every part is resampled with the same
+        repetition indices when all have the same number of repetitions (paired).
     offset : mapping, optional
         Per part, per setting, subtracted from the values (magnitude parts).
 
@@ -725,131 +879,23 @@ def judge_parts(
     }
     offset = offset or {}
 
-    def judge_all(resample, needed=True):
-        families = {
-            name: judge_settings(
-                tests[name], resample[name], offset=offset.get(name), rule=EVERY, needed=needed
-            )
-            for name in parts
-        }
-        return combine_parts(families), families
+    def verdict_of(resample):
+        return combine(
+            PARTS,
+            [
+                family_verdict(
+                    tests[name],
+                    [Effect.of(v, offset.get(name, {}).get(s, 0.0)) for s, v in settings.items()],
+                    EVERY,
+                )
+                for name, settings in resample.items()
+            ],
+        )
 
-    def fast_verdict(resample):
-        part_verdicts = [
-            family_verdict(
-                tests[name],
-                [Effect.of(v, offset.get(name, {}).get(s, 0.0)) for s, v in resample[name].items()],
-                EVERY,
-            )
-            for name in parts
-        ]
-        return combine_verdicts(part_verdicts)
-
-    arrays = {
-        name: {s: np.asarray(v, dtype=float) for s, v in settings.items()}
-        for name, settings in values.items()
+    families = {
+        name: judge_settings(tests[name], values[name], offset=offset.get(name), rule=EVERY)
+        for name in parts
     }
-    result, _ = judge_all(arrays)
-    sizes = {a.shape[0] for settings in arrays.values() for a in settings.values()}
-    rng = np.random.default_rng(np.random.SeedSequence(seed))
-    same = 0
-    for _ in range(n_resamples):
-        if len(sizes) == 1:
-            n = next(iter(sizes))
-            rows = rng.integers(0, n, size=n)
-            resample = {p: {s: a[rows] for s, a in st.items()} for p, st in arrays.items()}
-        else:
-            resample = {
-                p: {s: a[rng.integers(0, a.shape[0], size=a.shape[0])] for s, a in st.items()}
-                for p, st in arrays.items()
-            }
-        same += fast_verdict(resample) == result.verdict
-    return result, same / n_resamples
-
-
-def family_verdict(test: ClaimTest, effects: Sequence[Effect], rule: str = EVERY) -> str:
-    """The verdict of :func:`judge_family` + :func:`combine_family`, vectorised over members.
-
-    The same p-values, Holm levels, intervals and decisions, without the statistics a record
-    needs (intervals, repetition counts): for bootstrap loops, where only the verdict counts
-    and the per-member path costs minutes over hundreds of resamples of large families.
-    Checked against the per-member path in the tests.
-    """
-    if rule not in FAMILY_RULES:
-        raise ValueError(f"rule must be one of {FAMILY_RULES}, got {rule!r}.")
-    mean = np.array([e.mean for e in effects], dtype=float)
-    df = np.array([e.n for e in effects], dtype=float) - 1.0
-    spread = np.array([e.spread(test.one_run) for e in effects], dtype=float)
-    m = test.margin
-    valid = np.isfinite(spread) & (spread > 0)
-    scale = np.where(valid, spread, 1.0)
-    dfv = np.where(df > 0, df, 1.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if test.test == SUPERIORITY:
-            p = student_t.cdf((mean - m) / scale, dfv)
-        elif test.test == NONINFERIORITY:
-            p = student_t.cdf((mean + m) / scale, dfv)
-        elif test.test == EQUIVALENCE:
-            p = student_t.sf((np.abs(mean) - m) / scale, dfv)
-        else:
-            p = np.minimum(1.0, 2.0 * student_t.sf((np.abs(mean) - m) / scale, dfv))
-    levels = holm_levels(np.where(valid, p, np.nan), test.alpha)
-
-    def interval(level):
-        tail = level if test.test != MAGNITUDE else level / 2.0
-        half = student_t.ppf(1.0 - tail, dfv) * spread
-        low, high = mean - half, mean + half
-        return low, high, valid & np.isfinite(low) & np.isfinite(high)
-
-    low, high, ok = interval(np.full(mean.shape, test.alpha))
-    if test.test == SUPERIORITY:
-        support = low > 0
-    elif test.test == NONINFERIORITY:
-        support = low > -m
-    elif test.test == EQUIVALENCE:
-        support = (-m <= low) & (high <= m)
-    else:
-        width_ok = True if test.max_width is None else (high - low) <= test.max_width
-        support = ~((low > m) | (high < -m)) & width_ok
-    support &= ok
-    low, high, ok = interval(levels)
-    if test.test == SUPERIORITY:
-        against = high < m
-    elif test.test == NONINFERIORITY:
-        against = high < -m
-    else:
-        against = (low > m) | (high < -m)
-    against &= ok & ~support
-    if support.all():
-        return REPRODUCED
-    if rule == EVERY:
-        return NOT_REPRODUCED if against.any() else INCONCLUSIVE
-    if support.any() and against.any():
-        return PARTLY
-    return NOT_REPRODUCED if against.all() else INCONCLUSIVE
-
-
-def combine_verdicts(verdicts: Sequence[str]) -> str:
-    """Named parts: all reproduced, some of each (partly), all contradicted, else inconclusive."""
-    verdicts = list(verdicts)
-    if all(v == REPRODUCED for v in verdicts):
-        return REPRODUCED
-    if REPRODUCED in verdicts and NOT_REPRODUCED in verdicts:
-        return PARTLY
-    if all(v == NOT_REPRODUCED for v in verdicts):
-        return NOT_REPRODUCED
-    return INCONCLUSIVE
-
-
-def combine_parts(families: Mapping[str, FamilyJudgement]) -> FamilyJudgement:
-    """A claim with named parts from its parts' families (:func:`combine_verdicts`).
-
-    The deciding part: the first contradicted one (not reproduced, partly), the first part
-    (reproduced), else the first undecided one; each member is its part's deciding judgement.
-    """
-    verdict = combine_verdicts(family.verdict for family in families.values())
-    wanted = {REPRODUCED: REPRODUCED, PARTLY: NOT_REPRODUCED, NOT_REPRODUCED: NOT_REPRODUCED}
-    target = wanted.get(verdict, INCONCLUSIVE)
-    deciding = next(name for name, family in families.items() if family.verdict == target)
-    members = {name: family.judgement for name, family in families.items()}
-    return FamilyJudgement(verdict, deciding, members)
+    return combine_parts(families), stability(
+        values, verdict_of, paired=None, n_resamples=n_resamples, seed=seed
+    )

@@ -333,7 +333,7 @@ def claim_verdict(
         the verdict is the family's, the statistics those of the member that decides.
         Required when the claim states a ``test`` or ``parts``.
     stability : float, optional
-        Bootstrap stability of the verdict (:func:`krepro.studies.claims.bootstrap_stability`);
+        Bootstrap stability of the verdict (:func:`krepro.studies.claims.stability`);
         an identity is stable by construction (1.0).
     check_verdict : str, optional
         What the interval test read where a guard of the study overrode it (the detail may

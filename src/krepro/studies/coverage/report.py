@@ -39,18 +39,19 @@ from scipy.stats import chi2
 from krepro.records import atomic_write_text
 from krepro.studies.claims import (
     EVERY,
+    PARTS,
     ClaimTest,
     Effect,
     Judgement,
-    bootstrap_stability,
+    combine,
     combine_family,
     combine_parts,
-    combine_verdicts,
     family_verdict,
     judge_family,
     member_word,
     stability_seed,
 )
+from krepro.studies.claims import stability as claim_stability
 from krepro.studies.coverage.figures import plot_coverage, plot_coverage_heatmap, plot_rmse
 from krepro.studies.coverage.run import BANDS, load_shards
 from krepro.studies.coverage.tables import (
@@ -260,9 +261,9 @@ def _judge(families, reading, *, seed, parts):
 
     def verdict_of(rows):
         verdicts = [_fast_verdict(f.test, f.effects(rows)) for f in families.values()]
-        return combine_verdicts(verdicts) if parts else verdicts[0]
+        return combine(PARTS, verdicts) if parts else verdicts[0]
 
-    stability = bootstrap_stability(data, verdict_of, seed=seed)
+    stability = claim_stability(data, verdict_of, seed=seed, all_at_once=True)
     return result, judged, stability
 
 

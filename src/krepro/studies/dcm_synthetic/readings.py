@@ -18,14 +18,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from krepro.studies import claims
-from krepro.studies.claims import (
-    ClaimTest,
-    Effect,
-    FamilyJudgement,
-    family_stability,
-    judge_family,
-)
-from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from krepro.studies.claims import SOME, judge_claim
 
 __all__ = [
     "MEMBER_WORDS",
@@ -103,56 +96,10 @@ def member_listing(members: Mapping, digits: int = 3) -> str:
     return "; ".join(parts)
 
 
-def _some(test: ClaimTest, members: Mapping) -> FamilyJudgement:
-    """Combine a family under the rule "in some setting" (Holm levels already applied)."""
-    verdicts = {name: j.verdict for name, j in members.items()}
-    support = [n for n, v in verdicts.items() if v == REPRODUCED]
-    against = [n for n, v in verdicts.items() if v == NOT_REPRODUCED]
-    if support:
-        deciding = max(support, key=lambda n: members[n].ci_low)
-        return FamilyJudgement(REPRODUCED, deciding, dict(members))
-    if len(against) == len(verdicts):
-        deciding = max(against, key=lambda n: members[n].ci_high)
-        return FamilyJudgement(NOT_REPRODUCED, deciding, dict(members))
-    undecided = [n for n, v in verdicts.items() if v == INCONCLUSIVE]
-    return FamilyJudgement(INCONCLUSIVE, undecided[0], dict(members))
-
-
 def judge_some(claim: Mapping, values: Mapping[str, np.ndarray], *, seed, n_resamples=200):
-    """Judge an existence claim ("some setting shows the effect") and its stability.
-
-    Every member is judged at its Holm level (:func:`krepro.studies.claims.judge_family`), so
-    the family-wise error rate of "some member holds" is the claim's ``alpha``. Rule:
-    **reproduced** iff some member is; **not reproduced** iff every member is (each interval
-    excludes the margin); else inconclusive. The deciding member is the strongest support,
-    else the contradiction closest to holding, else the first undecided member.
-
-    Parameters
-    ----------
-    claim : mapping
-        The claim's entry (``test``, ``margin``, ``alpha``).
-    values : mapping of str to array-like
-        Per-repetition effects of each member, paired (equal repetitions).
-    seed, n_resamples
-        As in :func:`krepro.studies.claims.family_stability`.
-
-    Returns
-    -------
-    FamilyJudgement, float
-        The judgement and its bootstrap stability.
-    """
-    test = ClaimTest.from_reference(claim)
-
-    def judged(resample, needed=True):
-        effects = {name: Effect.of(v) for name, v in resample.items()}
-        return _some(test, judge_family(test, effects, needed=needed))
-
-    result = judged({name: np.asarray(v, dtype=float) for name, v in values.items()})
-    # The resamples need their verdicts only, not the repetitions that would decide them.
-    stability = family_stability(
-        values, lambda r: judged(r, needed=False).verdict, seed=seed, n_resamples=n_resamples
-    )
-    return result, stability
+    """Judge an existence claim ("some setting shows the effect"): rule ``some`` of
+    :func:`krepro.studies.claims.judge_claim`."""
+    return judge_claim(claim, values, seed=seed, rule=SOME, n_resamples=n_resamples)
 
 
 # Longest phrases first, so that "not reproduced" is not also read as "reproduced".
