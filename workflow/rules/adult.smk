@@ -78,7 +78,7 @@ rule adult_summary:
         mem_mb=500,
         runtime=5,
     params:
-        reference=reference_section("oblivious", "adult"),
+        reference=study_reference("adult"),
         primary_protocol=ADULT["primary_protocol"],
         primary_grid=ADULT["primary_grid"],
         variants=ADULT.get("variants", {}),

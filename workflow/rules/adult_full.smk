@@ -138,7 +138,7 @@ rule adult_full_summary:
         mem_mb=1000,
         runtime=5,
     params:
-        reference=reference_section("oblivious", only=("adult_full", "adult")),
+        reference=study_reference("adult_full"),
         settings=ADULT_FULL,
         methods=ADULT_FULL["methods"],
         seed=config["seed"],

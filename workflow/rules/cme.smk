@@ -59,7 +59,7 @@ rule cme_summary:
         mem_mb=1000,
         runtime=5,
     params:
-        reference=reference_section("cme", only=("note", "claims")),
+        reference=study_reference("cme"),
         scale=config["scale"],
         entry=job_entry("cme", "summary"),
         code=job_code("cme", "summary"),

@@ -57,7 +57,7 @@ rule cme_oblivious_summary:
         mem_mb=1000,
         runtime=5,
     params:
-        reference=reference_section("cme", "oblivious_features"),
+        reference=study_reference("cme_oblivious"),
         scale=config["scale"],
         entry=job_entry("cme_oblivious", "summary"),
         code=job_code("cme_oblivious", "summary"),

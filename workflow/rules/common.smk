@@ -36,6 +36,19 @@ def reference_section(*keys, only=None):
     return block if only is None else {key: block[key] for key in only if key in block}
 
 
+def study_reference(study):
+    """The block of config/paper_reference.yaml that a study's report judges (its `Study`
+    record names it)."""
+    record = STUDIES[study]
+    return reference_section(*record.reference, only=record.reference_only)
+
+
+def study_readings(study):
+    """The readings of a study under this run's config (krepro.studies.readings): the one
+    place a rule file learns which readings to run."""
+    return STUDIES[study].readings_of(config[study])
+
+
 # Every output of a run lies under results_dir (config: `results` for the quick scale,
 # `results/paper` for the papers'), with the run's logs and benchmark records, so that the
 # scales coexist and each keeps its cache (Snakemake's metadata is keyed by path). Only the

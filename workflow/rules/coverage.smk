@@ -107,7 +107,7 @@ rule coverage_summary:
         mem_mb=2000,
         runtime=10,
     params:
-        reference=reference_section("coverage"),
+        reference=study_reference("coverage"),
         confidence_level=COVERAGE["confidence_level"],
         subsets=COVERAGE["subsets"],
         primary_variant=COVERAGE["primary_variant"],

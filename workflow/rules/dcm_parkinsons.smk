@@ -123,7 +123,7 @@ rule dcm_parkinsons_summary:
         mem_mb=1000,
         runtime=5,
     params:
-        reference=reference_section("dcm", "parkinsons"),
+        reference=study_reference("dcm_parkinsons"),
         scale=config["scale"],
         primary=DCM_PARK["primary"],
         entry=job_entry("dcm_parkinsons", "summary"),

@@ -111,7 +111,7 @@ rule dcm_synthetic_summary:
         mem_mb=1000,
         runtime=5,
     params:
-        reference=reference_section("dcm", "synthetic"),
+        reference=study_reference("dcm_synthetic"),
         scale=config["scale"],
         primary=DCM_SYN["primary"],
         entry=job_entry("dcm_synthetic", "summary"),

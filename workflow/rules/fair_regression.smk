@@ -69,7 +69,7 @@ rule fair_regression_summary:
         mem_mb=1000,
         runtime=5,
     params:
-        reference=reference_section("oblivious", "fair_regression"),
+        reference=study_reference("fair_regression"),
         scale=config["scale"],
         entry=job_entry("fair_regression", "summary"),
         code=job_code("fair_regression", "summary"),

@@ -48,7 +48,7 @@ rule illustration_summary:
         mem_mb=1000,
         runtime=5,
     params:
-        reference=reference_section("oblivious", "illustration"),
+        reference=study_reference("illustration"),
         scale=config["scale"],
         entry=job_entry("illustration", "summary"),
         code=job_code("illustration", "summary"),

@@ -58,7 +58,7 @@ rule projection_summary:
         mem_mb=1000,
         runtime=5,
     params:
-        reference=reference_section("oblivious", "projection"),
+        reference=study_reference("projection"),
         settings=PROJECTION,
         scale=config["scale"],
         entry=job_entry("projection", "summary"),

@@ -83,7 +83,7 @@ rule rates_summary:
         mem_mb=1000,
         runtime=5,
     params:
-        reference=reference_section("oblivious", "rates"),
+        reference=study_reference("rates"),
         seed=config["seed"],
         settings=RATES,
         scale=config["scale"],

@@ -61,7 +61,7 @@ rule ridge_summary:
         mem_mb=1000,
         runtime=5,
     params:
-        reference=reference_section("oblivious", "ridge"),
+        reference=study_reference("ridge"),
         settings=RIDGE,
         scale=config["scale"],
         entry=job_entry("ridge", "summary"),

@@ -75,7 +75,7 @@ rule students_summary:
         mem_mb=1000,
         runtime=5,
     params:
-        reference=reference_section("oblivious", "students"),
+        reference=study_reference("students"),
         readings=STUDENTS_READINGS,
         primary_reading=STUDENTS_PRIMARY,
         c_selections=STUDENTS["c_selections"],

@@ -80,6 +80,17 @@ class Study:
         The workflow calls it before it builds the DAG, as ``function(problems, config)``
         (``config`` schema-valid), and the function appends one message per problem to the
         list ``problems``, naming the dotted keys and their values. ``None``: no such checks.
+    reference : tuple of str, default=()
+        The keys of its block in ``config/paper_reference.yaml`` (``("oblivious", "ridge")``):
+        the claims its report judges.
+    reference_only : tuple of str, optional
+        Where the block also holds other studies' blocks (a paper's own claims beside its
+        studies): the block's entries the report reads.
+    readings : str, optional
+        ``"<module>:<function>"`` inside the study's package: the function that returns the
+        study's readings (a list of :class:`krepro.studies.readings.Reading`) from its config
+        section. The rule files expand their run lists from it and the report judges every
+        claim under each (:meth:`readings_of`). ``None``: one reading, ``primary``.
     target : bool, default=True
         ``False`` for a study built only as part of another target (none today).
     """
@@ -93,6 +104,9 @@ class Study:
     jobs: Mapping[str, str]
     datasets: tuple[str, ...] = ()
     config_checks: str | None = None
+    reference: tuple[str, ...] = ()
+    reference_only: tuple[str, ...] | None = None
+    readings: str | None = None
     target: bool = True
 
     @property
@@ -141,6 +155,14 @@ class Study:
         if self.config_checks is None:
             return None
         return resolve_entry(f"{self.package}.{self.config_checks}")
+
+    def readings_of(self, settings: Mapping) -> list:
+        """The study's readings under its config section ``settings`` (:attr:`readings`)."""
+        if self.readings is None:
+            from krepro.studies.readings import Reading
+
+            return [Reading("primary")]
+        return list(resolve_entry(f"{self.package}.{self.readings}")(settings))
 
 
 def resolve_entry(entry: str):

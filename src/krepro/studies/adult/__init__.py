@@ -30,4 +30,5 @@ STUDY = Study(
     jobs={"fit": "run:fit", "summary": "report:summary"},
     datasets=("adult",),
     config_checks="checks:check",
+    reference=("oblivious", "adult"),
 )

@@ -35,4 +35,6 @@ STUDY = Study(
         "summary": "report:summary",
     },
     datasets=("adult",),
+    reference=("oblivious",),
+    reference_only=("adult_full", "adult"),
 )

@@ -17,4 +17,6 @@ STUDY = Study(
     quick_run_time="10 s",
     jobs={"run": "run:run_job", "summary": "report:summary"},
     config_checks="checks:check",
+    reference=("cme",),
+    reference_only=("note", "claims"),
 )

@@ -22,4 +22,5 @@ STUDY = Study(
     quick_run_time="20 s",
     jobs={"fit": "run:fit", "summary": "report:summary"},
     config_checks="checks:check",
+    reference=("cme", "oblivious_features"),
 )

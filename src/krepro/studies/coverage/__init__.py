@@ -29,4 +29,5 @@ STUDY = Study(
     quick_run_time="1 min",
     jobs={"shard": "run:shard", "summary": "report:summary"},
     config_checks="checks:check",
+    reference=("coverage",),
 )

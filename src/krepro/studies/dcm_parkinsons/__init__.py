@@ -26,4 +26,5 @@ STUDY = Study(
     quick_run_time="1 min",
     jobs={"fit": "run:fit", "summary": "report:summary"},
     datasets=("parkinsons",),
+    reference=("dcm", "parkinsons"),
 )

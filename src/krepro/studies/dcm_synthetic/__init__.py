@@ -26,4 +26,5 @@ STUDY = Study(
     quick_run_time="1 min",
     jobs={"fit": "run:fit", "fig2_fit": "run:fig2_fit", "summary": "report:summary"},
     config_checks="checks:check",
+    reference=("dcm", "synthetic"),
 )

@@ -31,4 +31,5 @@ STUDY = Study(
     jobs={"fit": "run:fit", "summary": "report:summary"},
     datasets=("adult", "parkinsons"),
     config_checks="checks:check",
+    reference=("oblivious", "fair_regression"),
 )

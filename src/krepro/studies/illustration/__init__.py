@@ -21,4 +21,5 @@ STUDY = Study(
     ),
     quick_run_time="4 s",
     jobs={"sample": "run:sample", "summary": "report:summary"},
+    reference=("oblivious", "illustration"),
 )

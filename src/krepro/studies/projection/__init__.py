@@ -25,4 +25,5 @@ STUDY = Study(
     quick_run_time="20 s",
     jobs={"run": "run:run", "summary": "report:summary"},
     config_checks="checks:check",
+    reference=("oblivious", "projection"),
 )

@@ -27,4 +27,5 @@ STUDY = Study(
     quick_run_time="30 s",
     jobs={"run": "run:run", "gram_cost": "gram_cost:run", "summary": "report:summary"},
     config_checks="checks:check",
+    reference=("oblivious", "rates"),
 )

@@ -24,4 +24,5 @@ STUDY = Study(
     quick_run_time="10 s",
     jobs={"fit": "run:fit", "summary": "report:summary"},
     config_checks="checks:check",
+    reference=("oblivious", "students"),
 )
