@@ -215,7 +215,8 @@ def repetitions_for_half_width(sd, half_width, tail, *, prediction=False, max_n=
             return None
         n = max(2, int(np.ceil(min(1.0 / ((half_width / (z * sd)) ** 2 - 1.0), 2.0 * max_n))))
     else:
-        n = max(2, int(np.ceil(min((z * sd / half_width) ** 2, 2.0 * max_n))))
+        with np.errstate(over="ignore"):  # a vanishing half-width: capped below
+            n = max(2, int(np.ceil(min((z * sd / half_width) ** 2, 2.0 * max_n))))
     if n > max_n:  # the normal approximation is a lower bound: no count up to max_n reaches it
         return None
 

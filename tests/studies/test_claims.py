@@ -7,18 +7,29 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from krepro.studies.claims import (
     EQUIVALENCE,
+    EVERY,
     MAGNITUDE,
+    PARTS,
+    SOME,
     SUPERIORITY,
     ClaimTest,
     Effect,
+    bootstrap_indices,
+    combine,
+    combine_family,
+    family_verdict,
     judge,
+    judge_claim,
     judge_family,
     stability,
 )
+from krepro.studies.labels import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
 
 
 def sample(mean, sd, n):
@@ -198,3 +209,91 @@ def test_claim_test_from_reference_and_refusals():
         ClaimTest(SUPERIORITY, 0.1, one_run=True)
     with pytest.raises(ValueError, match="margin"):
         ClaimTest(EQUIVALENCE, float("nan"))
+
+
+# ------------------------------------------------------------------------- one decision path
+
+
+def test_existence_rule_some_member_holds():
+    test = ClaimTest(SUPERIORITY, margin=0.5)
+    members = {"a": Effect(2.0, 0.5, 30), "b": Effect(0.1, 1.0, 30)}
+    family = combine_family(test, judge_family(test, members), SOME)
+    assert family.verdict == REPRODUCED and family.deciding == "a"
+    against = {"a": Effect(-1.0, 0.5, 30), "b": Effect(-2.0, 0.5, 30)}
+    family = combine_family(test, judge_family(test, against), SOME)
+    assert family.verdict == NOT_REPRODUCED and family.deciding == "a"  # the closest to holding
+    mixed = {"a": Effect(-1.0, 0.5, 30), "b": Effect(0.2, 1.0, 30)}
+    assert combine_family(test, judge_family(test, mixed), SOME).verdict == INCONCLUSIVE
+    assert family_verdict(test, list(members.values()), SOME) == REPRODUCED
+    assert family_verdict(test, list(against.values()), SOME) == NOT_REPRODUCED
+
+
+@pytest.mark.parametrize(
+    ("rule", "verdicts", "expected"),
+    [
+        (EVERY, [REPRODUCED, INCONCLUSIVE], INCONCLUSIVE),
+        (EVERY, [REPRODUCED, NOT_REPRODUCED], NOT_REPRODUCED),
+        (PARTS, [REPRODUCED, NOT_REPRODUCED], PARTLY),
+        (PARTS, [NOT_REPRODUCED, NOT_REPRODUCED], NOT_REPRODUCED),
+        (PARTS, [INCONCLUSIVE, NOT_REPRODUCED], INCONCLUSIVE),
+        (SOME, [INCONCLUSIVE, REPRODUCED], REPRODUCED),
+        (SOME, [INCONCLUSIVE, NOT_REPRODUCED], INCONCLUSIVE),
+        (SOME, [NOT_REPRODUCED, NOT_REPRODUCED], NOT_REPRODUCED),
+    ],
+)
+def test_family_rules_combine(rule, verdicts, expected):
+    assert combine(rule, verdicts) == expected
+
+
+def test_unknown_rule_and_empty_family_are_refused():
+    with pytest.raises(ValueError, match="rule must be one of"):
+        combine("most", [REPRODUCED])
+    with pytest.raises(ValueError, match="at least one member"):
+        combine(EVERY, [])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    form=st.sampled_from(["superiority", "non-inferiority", "equivalence", "magnitude"]),
+    rule=st.sampled_from([EVERY, PARTS, SOME]),
+    data=st.lists(
+        st.tuples(
+            st.floats(-2, 2),
+            st.sampled_from([0.0, 0.01, 0.3, 1.0, float("nan")]),
+            st.integers(1, 12),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    margin=st.sampled_from([0.0, 0.1, 0.5]),
+    max_width=st.sampled_from([None, 0.5]),
+)
+def test_bootstrap_verdict_is_the_records_verdict(form, rule, data, margin, max_width):
+    """One decision table: the verdict-only path agrees with the records on every input,
+    zero and undefined spreads included (a resample of identical values is decided as a
+    record of identical values is)."""
+    test = ClaimTest(form, margin, max_width=max_width if form == MAGNITUDE else None)
+    effects = {f"m{i}": Effect(mean, sd, n) for i, (mean, sd, n) in enumerate(data)}
+    records = combine_family(test, judge_family(test, effects), rule)
+    assert family_verdict(test, list(effects.values()), rule) == records.verdict
+
+
+def test_exact_values_are_stable_under_the_bootstrap():
+    """Identical repetitions give a zero-width interval in the record and in every resample."""
+    claim = {"test": "superiority", "margin": 0.1}
+    family, share = judge_claim(claim, np.full(4, 0.5), seed=[1])
+    assert family.verdict == REPRODUCED and share == 1.0
+
+
+def test_stability_draws_all_at_once_or_per_resample():
+    values = sample(0.4, 1.0, 9)
+
+    def verdict_of(v):
+        return judge(ClaimTest(SUPERIORITY, 0.5), Effect.of(v)).verdict
+
+    rng = np.random.default_rng(np.random.SeedSequence([5]))
+    rows = bootstrap_indices(rng, 9, 200)
+    expected = np.mean([verdict_of(values[r]) == verdict_of(values) for r in rows])
+    assert stability(values, verdict_of, seed=[5], all_at_once=True) == expected
+    with pytest.raises(ValueError, match="paired data only"):
+        stability({"a": values}, verdict_of, seed=[5], paired=False, all_at_once=True)

@@ -745,12 +745,12 @@ def stability(
     """
     leaves = [array for _, array in _leaves(values)]
     sizes = [a.shape[0] for a in leaves]
-    observed = verdict_of(_rebuild(values, leaves, [0]))
     paired = len(set(sizes)) == 1 if paired is None else paired
     if paired and len(set(sizes)) != 1:
         raise ValueError(f"paired settings need equal repetitions, got {sizes}.")
     if all_at_once and not paired:
         raise ValueError("all_at_once draws one index set per resample: paired data only.")
+    observed = verdict_of(_rebuild(values, leaves, [0]))
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     if all_at_once:
         draws = iter(bootstrap_indices(rng, sizes[0], n_resamples))

@@ -1,0 +1,105 @@
+"""The one judging driver (krepro.studies.judging): checks × readings → verdict records."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from krepro.studies.claims import judge_claim
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
+from krepro.studies.labels import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from krepro.studies.readings import Reading
+
+REFERENCE = {
+    "claims": {
+        "positive": {"text": "The effect is positive.", "source": "toy", "test": "superiority",
+                     "margin": 0.1},
+        "closed_form": {"text": "A closed form holds.", "source": "toy", "kind": "identity"},
+    }
+}  # fmt: skip
+READINGS = [Reading("a", {"reading": "a"}, True, 12), Reading("b", {"reading": "b"}, False, 12)]
+EFFECTS = {"a": np.linspace(0.5, 1.5, 12), "b": None}
+
+
+def positive(context, claim, seed):
+    if context is None:
+        return None
+    result, stability = judge_claim(claim, context, seed=seed)
+    return Outcome("Mean effect.", result, stability, measured=f"{context.mean():.2f}")
+
+
+def closed_form(context, claim, seed):
+    return Outcome("Exact.", verdict=REPRODUCED, n_repetitions=None)
+
+
+CHECKS = {"positive": positive, "closed_form": closed_form}
+
+
+def claims(**kwargs):
+    return ClaimSet("toy", "cme", REFERENCE, "quick", **kwargs)
+
+
+def test_every_claim_under_every_reading_with_the_common_fields():
+    records = judge_readings(claims(), CHECKS, READINGS, lambda r: EFFECTS[r.name])
+    assert [(v.claim_id, v.protocol) for v in records] == [
+        ("positive", "a"),
+        ("closed_form", "a"),
+        ("positive", "b"),
+        ("closed_form", "b"),
+    ]
+    first = records[0]
+    assert (first.verdict, first.primary, first.n_repetitions, first.test) == (
+        REPRODUCED,
+        True,
+        12,
+        "superiority",
+    )
+    assert records[1].n_repetitions is None and records[1].stability == 1.0  # an identity
+    by_claim = judge_readings(claims(), CHECKS, READINGS, lambda r: EFFECTS[r.name], order="claim")
+    assert [(v.claim_id, v.protocol) for v in by_claim][:2] == [
+        ("positive", "a"),
+        ("positive", "b"),
+    ]
+
+
+def test_no_data_is_an_inconclusive_record_with_the_studys_words():
+    records = judge_readings(
+        claims(no_data=lambda claim_id: f"No runs for {claim_id}."),
+        CHECKS,
+        READINGS,
+        lambda r: EFFECTS[r.name],
+    )
+    missing = records[2]
+    assert missing.verdict == INCONCLUSIVE and missing.detail == "No runs for positive."
+    assert missing.test == "superiority" and missing.effect is None  # NaN reads as missing
+
+
+def test_a_guard_overrides_the_verdict_and_keeps_what_the_interval_read():
+    def guard(context, claim_id, outcome):
+        if claim_id != "positive":
+            return outcome
+        return outcome.replace(verdict=NOT_REPRODUCED, check_verdict=outcome.result)
+
+    record = judge_readings(claims(), CHECKS, READINGS[:1], lambda r: EFFECTS["a"], guards=[guard])[
+        0
+    ]
+    assert (record.verdict, record.check_verdict) == (NOT_REPRODUCED, REPRODUCED)
+
+
+def test_the_stability_seed_comes_from_the_claims_names():
+    seeds = []
+
+    def check(context, claim, seed):
+        seeds.append(seed)
+        return closed_form(context, claim, seed)
+
+    judge_readings(claims(), {"closed_form": check}, READINGS[:1], lambda r: None)
+    judge_readings(
+        claims(seed_names=lambda claim_id, reading: ("toy", claim_id)),
+        {"closed_form": check},
+        READINGS[:1],
+        lambda r: None,
+    )
+    assert seeds[0] != seeds[1] and len(seeds[0]) == 3 and len(seeds[1]) == 2
+    with pytest.raises(ValueError, match="order must be"):
+        judge_readings(claims(), CHECKS, READINGS, lambda r: None, order="random")
