@@ -26,7 +26,7 @@ that QP keeps the SVM dual's parametrisation :math:`w = \sum_i \alpha_i y_i \var
 the Lagrangian dual of the constrained primal (the constraint's multiplier adds a multiple of
 :math:`u` to :math:`w`). Both satisfy the constraint; the projection reaches the lower primal
 objective :math:`\tfrac12\lVert w\rVert^2 + C\sum_i \max(0, 1 - y_i f(x_i))`, and the
-predictions of the two mostly agree (``tests/test_oblivious_features.py``).
+predictions of the two mostly agree (``tests/fairness/test_ferm_features.py``).
 """
 
 from __future__ import annotations

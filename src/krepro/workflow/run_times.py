@@ -7,8 +7,8 @@ module sums them per target: a rule belongs to the study whose rule file
 taken — to the study whose name is its longest prefix; the rest (downloads, the report) is
 shared. The documentation's targets table and the README's run-time table are generated
 from it, never typed by hand: ``python -m krepro.workflow.run_times --write README.md``
-rewrites the README's block after a new snapshot, and ``tests/test_run_times.py`` fails while
-it is stale.
+rewrites the README's block after a new snapshot, and ``tests/workflow/test_run_times.py``
+fails while it is stale.
 """
 
 from __future__ import annotations
