@@ -139,6 +139,7 @@ rule adult_full_summary:
         runtime=5,
     params:
         reference=study_reference("adult_full"),
+        readings=study_readings("adult_full"),
         settings=ADULT_FULL,
         methods=ADULT_FULL["methods"],
         seed=config["seed"],

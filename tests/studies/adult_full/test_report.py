@@ -13,7 +13,8 @@ from krepro.studies.adult_full.bootstrap import (
     resample_counts,
     weighted_metrics,
 )
-from krepro.studies.adult_full.report import adult_full_section
+from krepro.studies.adult_full.readings import readings
+from krepro.studies.adult_full.report import adult_full_section, adult_full_verdicts
 from krepro.studies.adult_full.tables import adult_full_table, sweep_table
 from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
 
@@ -111,9 +112,9 @@ def _section(reference, table, sweep, scale="quick", replicates=None):
     section = adult_full_section(
         table,
         sweep,
-        reference["adult_full"],
-        reference["adult"]["table1"],
+        reference,
         replicates=_replicates(table) if replicates is None else replicates,
+        readings=readings({}),
         selection=selection,
         settings=settings,
         scale=scale,
@@ -228,6 +229,37 @@ def test_claim_without_its_methods_is_inconclusive(reference):
     record = verdicts["oblivious_beyond_correlation_remover"]
     assert record.verdict == INCONCLUSIVE and "no results for correlation_remover" in record.detail
     assert verdicts["ferm_reduces_deo"].verdict == REPRODUCED
+
+
+def test_verdicts_are_one_record_per_claim_under_the_one_reading(reference):
+    table = _table(
+        svm=(0.16, 0.15, 0.16),
+        ferm=(0.16, 0.08, 0.12),
+        oblivious=(0.17, 0.03, 0.06),
+        remover=(0.16, 0.06, 0.14),
+    )
+    records = adult_full_verdicts(
+        table,
+        _sweep(GOOD),
+        reference,
+        replicates=_replicates(table),
+        readings=readings({}),
+        scale="quick",
+    )
+    assert [r.claim_id for r in records] == list(reference["adult_full"]["claims"])
+    assert {(r.protocol, r.primary, r.verdict) for r in records} == {("primary", True, REPRODUCED)}
+    # Without the oblivious fit, its claims are inconclusive and say which results are missing.
+    records = adult_full_verdicts(
+        table[table["method"] != "oblivious"],
+        _sweep(GOOD),
+        reference,
+        replicates=_replicates(table),
+        readings=readings({}),
+        scale="quick",
+    )
+    missing = {r.claim_id: r for r in records if r.verdict == INCONCLUSIVE}
+    assert set(missing) == set(TESTED) - {"ferm_reduces_deo"}
+    assert all("no results for" in r.detail and "oblivious" in r.detail for r in missing.values())
 
 
 def test_sweep_with_every_row_a_landmark_is_an_identity(reference):

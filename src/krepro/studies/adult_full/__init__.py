@@ -5,8 +5,8 @@ ThresholdOptimizer, and a landmark sweep against the exact methods.
 :mod:`.run` selects (C, γ) (job ``select``) and fits one method on all of Adult (job
 ``fit``), :mod:`.sweep` runs the landmark sweep (job ``sweep``), :mod:`.tables` and
 :mod:`.figures` build the tables and the figure, :mod:`.bootstrap` resamples the test rows
-(the claims' intervals for the one split), :mod:`.report` checks the claims and writes the
-section (job ``summary``).
+(the claims' intervals for the one split), :mod:`.readings` declares its one reading and
+:mod:`.report` checks the claims and writes the section (job ``summary``).
 """
 
 from krepro.studies.study import PAPERS, Study
@@ -37,4 +37,5 @@ STUDY = Study(
     datasets=("adult",),
     reference=("oblivious",),
     reference_only=("adult_full", "adult"),
+    readings="readings:readings",
 )

@@ -22,15 +22,19 @@ The intervals cover the sampling of the test set only: the training randomness (
 were drawn for training, the Nyström landmarks, the fairlearn reductions' randomisation) is
 fixed at the one run and is not included.
 
-Stability (:func:`bootstrap_stability_of`) is the share of replicates whose interval, centred
-at the replicate's effect with the same se, gives the verdict of the whole test set — the
-analogue, for one split, of the framework's bootstrap of the repetitions.
+Stability (:func:`judge_bootstrap`) is the share of replicates whose interval, centred at the
+replicate's effect with the same se, gives the verdict of the whole test set — the analogue,
+for one split, of the framework's bootstrap of the repetitions. The test rows are drawn by
+:func:`krepro.studies.claims.bootstrap_indices` and every verdict is read by the claims'
+decision path and family rules (:func:`~krepro.studies.claims.judge_family`,
+:func:`~krepro.studies.claims.family_verdict`, :func:`~krepro.studies.claims.combine`); what
+is this study's own is the replicates of the test-set metrics and their recentring.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -38,21 +42,23 @@ import pandas as pd
 from krepro.seeding import seed_sequence
 from krepro.studies.claims import (
     EVERY,
-    INCONCLUSIVE,
+    PARTS,
     ClaimTest,
     Effect,
+    bootstrap_indices,
+    combine,
     combine_family,
     combine_parts,
+    family_verdict,
     judge_family,
 )
+from krepro.studies.labels import INCONCLUSIVE
 
 __all__ = [
     "METRICS",
     "bootstrap_detail",
     "bootstrap_effect",
-    "bootstrap_stability_of",
     "judge_bootstrap",
-    "judge_bootstrap_parts",
     "paired_bootstrap",
     "resample_counts",
     "weighted_metrics",
@@ -73,7 +79,7 @@ def resample_counts(n_rows, n_resamples, seed, *keys):
         Row multiplicities; every row of the result sums to ``n_rows``.
     """
     rng = np.random.default_rng(seed_sequence(seed, *keys))
-    rows = rng.integers(0, n_rows, size=(n_resamples, n_rows))
+    rows = bootstrap_indices(rng, n_rows, n_resamples)
     offsets = np.arange(n_resamples)[:, None] * n_rows
     return np.bincount((rows + offsets).ravel(), minlength=n_resamples * n_rows).reshape(
         n_resamples, n_rows
@@ -165,99 +171,85 @@ def bootstrap_effect(point, replicates):
     return Effect(mean=float(point), sd=se * np.sqrt(n), n=n)
 
 
-def _family(test, points, replicates, rule=EVERY, shift=None):
-    """The family's judgement; ``shift``: per member, the value replacing the point."""
-    effects = {}
-    for name, point in points.items():
-        effect = bootstrap_effect(point, replicates[name])
-        if shift is not None:
-            effect = dataclasses.replace(effect, mean=float(shift[name]))
-        effects[name] = effect
-    return combine_family(test, judge_family(test, effects), rule)
-
-
-def bootstrap_stability_of(verdict_at: Callable[[int | None], str], n_resamples: int) -> float:
-    """Share of replicates ``b`` whose recentred verdict ``verdict_at(b)`` equals
-    ``verdict_at(None)`` (the whole test set's)."""
-    observed = verdict_at(None)
-    return float(np.mean([verdict_at(b) == observed for b in range(n_resamples)]))
-
-
 def judge_bootstrap(claim, points, replicates, *, rule=EVERY):
-    """Judge a claim (one comparison or a family of settings) from a test-set bootstrap.
+    """Judge a claim (one comparison, a family of settings or named parts) from a test-set
+    bootstrap.
+
+    Each setting's :class:`~krepro.studies.claims.Effect` is :func:`bootstrap_effect`; a
+    family is judged by :func:`~krepro.studies.claims.judge_family` (Holm) and combined by
+    its rule; a claim with named ``parts`` (each its own test, rule ``every`` within the part)
+    combines its parts as :func:`krepro.studies.claims.judge_parts` does
+    (:func:`~krepro.studies.claims.combine_parts`).
 
     Parameters
     ----------
     claim : mapping
-        The claim's entry (``test``, ``margin``, ``alpha``).
-    points : float or mapping of str to float
-        The effect on the whole test set, oriented as the claim reads (one per setting).
-    replicates : array-like or mapping of str to array-like
-        Its B bootstrap replicates, paired across settings (replicate ``b`` of every setting
-        on the same resample).
+        The claim's entry (``test``, ``margin``, ``alpha``; or ``alpha`` and ``parts``).
+    points : float, mapping of str to float, or mapping of str to mapping of str to float
+        The effect on the whole test set, oriented as the claim reads: one value, one per
+        setting, or (named parts) one mapping of settings per part.
+    replicates : array-like or mapping of the same structure as ``points``
+        The effects' B bootstrap replicates, paired (replicate ``b`` of every setting on the
+        same resample).
     rule : str
-        As in :func:`krepro.studies.claims.combine_family`.
+        The family's rule (:data:`~krepro.studies.claims.FAMILY_RULES`; parts: ``every``).
 
     Returns
     -------
     FamilyJudgement
-        Members at their Holm levels (a single comparison: one member named ``""``).
+        Members at their Holm levels (a single comparison: one member named ``""``; named
+        parts: each part's deciding judgement, ``deciding`` the part that decides).
     float
-        Stability (:func:`bootstrap_stability_of`).
+        Stability: the share of replicates ``b`` whose verdict, every effect recentred at its
+        replicate ``b`` with the same se, is the whole test set's.
     """
-    test = ClaimTest.from_reference(claim)
-    if not isinstance(points, Mapping):
+    if "parts" in claim:
+        if set(claim["parts"]) != set(points):
+            raise ValueError(
+                f"the claim's parts are {sorted(claim['parts'])}, got {sorted(points)}."
+            )
+        alpha = claim.get("alpha", 0.05)
+        tests = {
+            part: ClaimTest.from_reference({"alpha": alpha, **entry})
+            for part, entry in claim["parts"].items()
+        }
+        rule = EVERY
+    else:
+        if not isinstance(points, Mapping):
+            points, replicates = {"": points}, {"": replicates}
+        tests = {"": ClaimTest.from_reference(claim)}
         points, replicates = {"": points}, {"": replicates}
-    replicates = {name: np.asarray(v, dtype=float) for name, v in replicates.items()}
-    family = _family(test, points, replicates, rule)
-    n_resamples = min(len(v) for v in replicates.values())
+    replicates = {
+        part: {name: np.asarray(replicates[part][name], dtype=float) for name in points[part]}
+        for part in tests
+    }
+    effects = {
+        part: {name: bootstrap_effect(points[part][name], v) for name, v in draws.items()}
+        for part, draws in replicates.items()
+    }
+    families = {
+        part: combine_family(test, judge_family(test, effects[part]), rule)
+        for part, test in tests.items()
+    }
+    result = combine_parts(families) if "parts" in claim else families[""]
 
     def verdict_at(b):
-        if b is None:
-            return family.verdict
-        shift = {name: v[b] for name, v in replicates.items()}
-        return _family(test, points, replicates, rule, shift).verdict
+        verdicts = [
+            family_verdict(
+                test,
+                [
+                    dataclasses.replace(effect, mean=float(replicates[part][name][b]))
+                    for name, effect in effects[part].items()
+                ],
+                rule,
+            )
+            for part, test in tests.items()
+        ]
+        return combine(PARTS, verdicts) if "parts" in claim else verdicts[0]
 
-    return family, bootstrap_stability_of(verdict_at, n_resamples)
-
-
-def judge_bootstrap_parts(claim, points, replicates):
-    """Judge a claim with named ``parts`` (each its own test) from a test-set bootstrap.
-
-    ``points`` and ``replicates`` map each part to its settings' effects and replicates (as
-    :func:`judge_bootstrap`). Each part is a family (rule ``every``, Holm within the part); the
-    parts combine as in :func:`krepro.studies.claims.judge_parts`: reproduced iff every part
-    is, not reproduced iff every part is contradicted, ``partly reproduced`` iff some parts are
-    reproduced and some contradicted, else inconclusive.
-
-    Returns
-    -------
-    FamilyJudgement
-        Members named by part (each part's deciding judgement); ``deciding`` names the part
-        that decides the claim.
-    float
-        Stability (:func:`bootstrap_stability_of`, every part recentred on the same replicate).
-    """
-    parts = claim["parts"]
-    if set(parts) != set(points):
-        raise ValueError(f"the claim's parts are {sorted(parts)}, got {sorted(points)}.")
-    alpha = claim.get("alpha", 0.05)
-    tests = {name: ClaimTest.from_reference({"alpha": alpha, **e}) for name, e in parts.items()}
-    arrays = {
-        part: {s: np.asarray(v, dtype=float) for s, v in settings.items()}
-        for part, settings in replicates.items()
-    }
-
-    def judged(b):
-        families = {}
-        for part in parts:
-            shift = None if b is None else {s: v[b] for s, v in arrays[part].items()}
-            families[part] = _family(tests[part], points[part], arrays[part], EVERY, shift)
-        return combine_parts(families)
-
-    result = judged(None)
-    n_resamples = min(len(v) for settings in arrays.values() for v in settings.values())
-    return result, bootstrap_stability_of(lambda b: judged(b).verdict, n_resamples)
+    n_resamples = min(len(v) for part in replicates.values() for v in part.values())
+    stability = float(np.mean([verdict_at(b) == result.verdict for b in range(n_resamples)]))
+    return result, stability
 
 
 def bootstrap_detail(judgement, *, n_test, n_resamples):

@@ -16,53 +16,64 @@ from __future__ import annotations
 import pandas as pd
 
 from krepro.records import atomic_write_text, read_records
-from krepro.studies.adult_full.bootstrap import (
-    bootstrap_detail,
-    judge_bootstrap,
-    judge_bootstrap_parts,
-    paired_bootstrap,
-)
+from krepro.studies.adult_full.bootstrap import bootstrap_detail, judge_bootstrap, paired_bootstrap
 from krepro.studies.adult_full.figures import plot_adult_full
 from krepro.studies.adult_full.run import METHOD_LABELS, SWEEP_METHODS, read_predictions
 from krepro.studies.adult_full.tables import (
-    DISPLAY_COLUMNS,
     adult_full_markdown,
     adult_full_table,
+    method_value,
     sweep_table,
+    table1_beside,
 )
-from krepro.studies.claims import Judgement, member_word
+from krepro.studies.claims import member_word
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
+from krepro.studies.labels import NOT_REPRODUCED, REPRODUCED
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import (
-    INCONCLUSIVE,
-    NOT_REPRODUCED,
-    REPRODUCED,
-    Section,
-    claim_verdict,
-)
+from krepro.studies.verdicts import Section
 
-__all__ = ["adult_full_section", "summary"]
+__all__ = ["adult_full_section", "adult_full_verdicts", "summary"]
 
-EXPERIMENT = "adult_full"
-PAPER = "oblivious"
-# Table 1 rows (oblivious: adult: table1) that the full-data methods stand beside.
-TABLE1_ROWS = {"svm": "svm_rbf", "ferm": "ferm_rbf", "oblivious": "oblivious_rbf"}
+#: The methods each tested claim compares: without their results it is not judged.
+CLAIM_METHODS = {
+    "oblivious_reduces_beta": ("svm", "oblivious"),
+    "oblivious_lowest_deo_rbf": ("oblivious", "svm", "ferm"),
+    "ferm_reduces_deo": ("svm", "ferm"),
+    "oblivious_beyond_correlation_remover": ("correlation_remover", "oblivious"),
+}
 
 
-def _table1(table1):
-    return {entry["method"]: entry for entry in table1}
+class _Run:
+    """What the checks read: the tables (point estimates), the paired replicates of every
+    method's metrics and the paper's Table 1 rows."""
+
+    def __init__(self, table, sweep, replicates, table1):
+        self.table, self.sweep, self.replicates = table, sweep, replicates
+        self.paper = {entry["method"]: entry for entry in table1}
+        self.n_test = int(table["n_test"].iloc[0])
+        self.n_resamples = min(len(frame) for frame in replicates.values())
+
+    def has(self, *methods):
+        return all(m in self.replicates and (self.table["method"] == m).any() for m in methods)
+
+    def point(self, method, metric):
+        return method_value(self.table, method, metric)
+
+    def draws(self, method, metric):
+        return self.replicates[method][metric].to_numpy(dtype=float)
+
+    def difference(self, first, second, metric):
+        """(point, replicates) of metric(first) − metric(second), paired."""
+        point = self.point(first, metric) - self.point(second, metric)
+        return point, self.draws(first, metric) - self.draws(second, metric)
+
+    def detail(self, judgement):
+        return bootstrap_detail(judgement, n_test=self.n_test, n_resamples=self.n_resamples)
 
 
-def _common(scale, n_repetitions=1):
-    return {
-        "experiment": EXPERIMENT,
-        "paper": PAPER,
-        "scale": scale,
-        "n_repetitions": n_repetitions,
-    }
-
-
-def _check_features_match_exact(sweep, claim):
+def _features_match_exact(run, claim, seed):
+    sweep = run.sweep
     features = sweep[sweep["kind"] == "features"]
     parts, worst, exact = [], 1.0, True
     for method in SWEEP_METHODS:
@@ -77,7 +88,6 @@ def _check_features_match_exact(sweep, claim):
             " landmarks"
         )
     threshold = claim["min_agreement"]
-    verdict = REPRODUCED if worst >= threshold else NOT_REPRODUCED
     n_train = int(sweep["n_train"].iloc[0])
     if exact:
         why = (
@@ -98,69 +108,23 @@ def _check_features_match_exact(sweep, claim):
         + f" (threshold {threshold:g})."
         + why
     )
-    return verdict, detail, worst
-
-
-def _value(table, method, column):
-    rows = table[table["method"] == method]
-    return float(rows[column].iloc[0]) if len(rows) else float("nan")
-
-
-class _Boot:
-    """Point estimates (the table) and paired replicates of every method's metrics."""
-
-    def __init__(self, table, replicates):
-        self.table, self.replicates = table, replicates
-        self.n_test = int(table["n_test"].iloc[0])
-        self.n_resamples = min(len(frame) for frame in replicates.values())
-
-    def has(self, *methods):
-        return all(m in self.replicates and (self.table["method"] == m).any() for m in methods)
-
-    def point(self, method, metric):
-        return _value(self.table, method, metric)
-
-    def draws(self, method, metric):
-        return self.replicates[method][metric].to_numpy(dtype=float)
-
-    def difference(self, first, second, metric):
-        """(point, replicates) of metric(first) − metric(second), paired."""
-        point = self.point(first, metric) - self.point(second, metric)
-        return point, self.draws(first, metric) - self.draws(second, metric)
-
-    def detail(self, judgement):
-        return bootstrap_detail(judgement, n_test=self.n_test, n_resamples=self.n_resamples)
-
-
-def _missing(reference, claim_id, methods, scale):
-    """An inconclusive record for a claim whose methods were not run."""
-    detail = (
-        f"Not judged: the run has no results for {', '.join(methods)} (adult_full.methods);"
-        " the claim stays inconclusive rather than contradicted."
+    return Outcome(
+        detail,
+        verdict=REPRODUCED if worst >= threshold else NOT_REPRODUCED,
+        measured=f"min agreement {worst:.4f}",
+        tolerance=f"≥ {threshold:g}",
+        n_repetitions=None,
     )
-    claim = reference["claims"][claim_id]
-    judgement = Judgement(
-        verdict=INCONCLUSIVE,
-        effect=float("nan"),
-        ci_low=float("nan"),
-        ci_high=float("nan"),
-        margin=float(claim.get("margin", float("nan"))),
-        alpha=float(claim.get("alpha", 0.05)),
-        reason="no results",
-    )
-    return claim_verdict(reference, claim_id, None, detail, **_common(scale), judgement=judgement)
 
 
-def _reduces_beta(reference, boot, paper, scale):
-    claim_id = "oblivious_reduces_beta"
-    if not boot.has("svm", "oblivious"):
-        return _missing(reference, claim_id, ["svm", "oblivious"], scale)
-    claim = reference["claims"][claim_id]
-    svm_beta, obl_beta = boot.point("svm", "beta"), boot.point("oblivious", "beta")
+def _reduces_beta(run, claim, seed):
+    if not run.has(*CLAIM_METHODS["oblivious_reduces_beta"]):
+        return None
+    svm_beta, obl_beta = run.point("svm", "beta"), run.point("oblivious", "beta")
     reduction = 1.0 - obl_beta / svm_beta
-    reduction_draws = 1.0 - boot.draws("oblivious", "beta") / boot.draws("svm", "beta")
-    gain, gain_draws = boot.difference("svm", "oblivious", "error")
-    result, stability = judge_bootstrap_parts(
+    reduction_draws = 1.0 - run.draws("oblivious", "beta") / run.draws("svm", "beta")
+    gain, gain_draws = run.difference("svm", "oblivious", "error")
+    result, stability = judge_bootstrap(
         claim,
         {"reduces_beta": {"": reduction}, "minimal_error_increase": {"": gain}},
         {"reduces_beta": {"": reduction_draws}, "minimal_error_increase": {"": gain_draws}},
@@ -170,84 +134,110 @@ def _reduces_beta(reference, boot, paper, scale):
         f" (effect {j.effect:+.3g}, [{j.ci_low:.3g}, {j.ci_high:.3g}])"
         for part, j in result.members.items()
     )
-    table1_relative = paper["oblivious_rbf"]["relative_beta_percent"]
+    table1_relative = run.paper["oblivious_rbf"]["relative_beta_percent"]
     detail = (
         f"e_β {obl_beta:.3f} vs the SVM's {svm_beta:.3f} (relative {1 - reduction:.0%}; Table 1:"
-        f" {table1_relative}%), error {boot.point('oblivious', 'error'):.3f} vs"
-        f" {boot.point('svm', 'error'):.3f}. Parts: reduces_beta = 1 − e_β(oblivious) /"
+        f" {table1_relative}%), error {run.point('oblivious', 'error'):.3f} vs"
+        f" {run.point('svm', 'error'):.3f}. Parts: reduces_beta = 1 − e_β(oblivious) /"
         " e_β(SVM), minimal_error_increase = error(SVM) − error(oblivious); " + parts + "."
-        f" Deciding part ({result.deciding}): {boot.detail(result.judgement)}"
+        f" Deciding part ({result.deciding}): {run.detail(result.judgement)}"
     )
-    return claim_verdict(
-        reference,
-        claim_id,
-        result.verdict,
+    return Outcome(
         detail,
-        **_common(scale),
+        result,
+        stability,
         paper_value=f"{table1_relative}%",
         measured=f"{100 * (1 - reduction):.0f}%, Δerror {-gain:+.3f}",
-        judgement=result.judgement,
-        stability=stability,
     )
 
 
-def _lowest_deo(reference, boot, paper, scale):
-    claim_id = "oblivious_lowest_deo_rbf"
+def _lowest_deo(run, claim, seed):
+    if not run.has(*CLAIM_METHODS["oblivious_lowest_deo_rbf"]):
+        return None
     rivals = ("svm", "ferm")
-    if not boot.has("oblivious", *rivals):
-        return _missing(reference, claim_id, ["oblivious", *rivals], scale)
     points, draws = {}, {}
     for rival in rivals:
-        points[rival], draws[rival] = boot.difference(rival, "oblivious", "deo")
-    result, stability = judge_bootstrap(reference["claims"][claim_id], points, draws)
+        points[rival], draws[rival] = run.difference(rival, "oblivious", "deo")
+    result, stability = judge_bootstrap(claim, points, draws)
     members = "; ".join(
         f"vs {METHOD_LABELS[n]}: {member_word(j.verdict)}"
         f" ({j.effect:+.3f}, [{j.ci_low:.3f}, {j.ci_high:.3f}])"
         for n, j in result.members.items()
     )
-    deo = {m: boot.point(m, "deo") for m in ("oblivious", *rivals)}
+    deo = {m: run.point(m, "deo") for m in ("oblivious", *rivals)}
+    paper = run.paper
     detail = (
         f"DEO: oblivious {deo['oblivious']:.3f}, FERM {deo['ferm']:.3f}, SVM {deo['svm']:.3f}"
         f" (Table 1: {paper['oblivious_rbf']['deo']}, {paper['ferm_rbf']['deo']},"
         f" {paper['svm_rbf']['deo']}). Ranking as a family: DEO(rival) − DEO(oblivious), paired,"
         f" per rival (Holm); {members}. Deciding comparison (vs"
-        f" {METHOD_LABELS[result.deciding]}): {boot.detail(result.judgement)}"
+        f" {METHOD_LABELS[result.deciding]}): {run.detail(result.judgement)}"
     )
-    return claim_verdict(
-        reference,
-        claim_id,
-        result.verdict,
+    return Outcome(
         detail,
-        **_common(scale),
+        result,
+        stability,
         paper_value=str(paper["oblivious_rbf"]["deo"]),
         measured=f"{deo['oblivious']:.3f}",
-        judgement=result.judgement,
-        stability=stability,
     )
 
 
-def _single(reference, boot, claim_id, first, second, metric, scale, text, **fields):
-    """A claim on one paired difference metric(first) − metric(second)."""
-    if not boot.has(first, second):
-        return _missing(reference, claim_id, [first, second], scale)
-    point, draws = boot.difference(first, second, metric)
-    result, stability = judge_bootstrap(reference["claims"][claim_id], point, draws)
+def _difference(run, claim, claim_id, metric, text, **fields):
+    """The outcome of a claim on one paired difference metric(first) − metric(second)."""
+    first, second = CLAIM_METHODS[claim_id]
+    if not run.has(first, second):
+        return None
+    point, draws = run.difference(first, second, metric)
+    result, stability = judge_bootstrap(claim, point, draws)
     detail = f"{text} Effect {metric}({first}) − {metric}({second}), paired: "
-    detail += boot.detail(result.judgement)
-    return claim_verdict(
-        reference,
-        claim_id,
-        result.verdict,
-        detail,
-        **_common(scale),
-        judgement=result.judgement,
-        stability=stability,
-        **fields,
+    return Outcome(detail + run.detail(result.judgement), result, stability, **fields)
+
+
+def _ferm_reduces_deo(run, claim, seed):
+    deo = {m: run.point(m, "deo") for m in ("svm", "ferm")}
+    ferm, svm = run.paper["ferm_rbf"]["deo"], run.paper["svm_rbf"]["deo"]
+    return _difference(
+        run,
+        claim,
+        "ferm_reduces_deo",
+        "deo",
+        f"DEO: FERM {deo['ferm']:.3f} vs SVM {deo['svm']:.3f} (Table 1: {ferm} vs {svm}).",
+        paper_value=f"{ferm} vs {svm}",
+        measured=f"{deo['ferm']:.3f} vs {deo['svm']:.3f}",
     )
 
 
-def adult_full_section(table, sweep, reference, table1, *, replicates, selection, settings, scale):
-    """The ``adult_full`` :class:`~krepro.studies.verdicts.Section`.
+def _beyond_correlation_remover(run, claim, seed):
+    beta = {m: run.point(m, "beta") for m in ("oblivious", "correlation_remover")}
+    return _difference(
+        run,
+        claim,
+        "oblivious_beyond_correlation_remover",
+        "beta",
+        f"e_β: oblivious {beta['oblivious']:.3f} vs CorrelationRemover"
+        f" {beta['correlation_remover']:.3f}.",
+        measured=f"{beta['oblivious']:.3f} vs {beta['correlation_remover']:.3f}",
+    )
+
+
+CHECKS = {
+    "features_match_exact": _features_match_exact,
+    "oblivious_reduces_beta": _reduces_beta,
+    "oblivious_lowest_deo_rbf": _lowest_deo,
+    "ferm_reduces_deo": _ferm_reduces_deo,
+    "oblivious_beyond_correlation_remover": _beyond_correlation_remover,
+}
+
+
+def _no_data(claim_id):
+    return (
+        f"Not judged: the run has no results for {', '.join(CLAIM_METHODS[claim_id])}"
+        " (adult_full.methods); the claim stays inconclusive rather than contradicted."
+    )
+
+
+def adult_full_verdicts(table, sweep, reference, *, replicates, readings, scale):
+    """Verdict records of every claim of ``oblivious: adult_full``.
 
     Parameters
     ----------
@@ -256,74 +246,48 @@ def adult_full_section(table, sweep, reference, table1, *, replicates, selection
     sweep : DataFrame
         :func:`sweep_table`.
     reference : mapping
-        ``oblivious: adult_full`` of ``config/paper_reference.yaml``.
-    table1 : list of mapping
-        ``oblivious: adult: table1`` (the paper's Table 1 rows).
+        The study's block of ``config/paper_reference.yaml``: ``adult_full`` (its claims)
+        and ``adult`` (the paper's Table 1 rows, ``table1``).
     replicates : mapping of str to DataFrame
         Per method, the paired test-set bootstrap replicates of ``error``, ``deo`` and
         ``beta`` (:func:`~krepro.studies.adult_full.bootstrap.paired_bootstrap`).
+    readings : list of Reading
+        :func:`krepro.studies.adult_full.readings.readings`.
+    scale : str
+        ``config["scale"]``.
+
+    Returns
+    -------
+    list of Verdict
+    """
+    claims = ClaimSet("adult_full", "oblivious", reference["adult_full"], scale, no_data=_no_data)
+    run = _Run(table, sweep, replicates, reference["adult"]["table1"])
+    return judge_readings(claims, CHECKS, readings, lambda reading: run)
+
+
+def adult_full_section(
+    table, sweep, reference, *, replicates, readings, selection, settings, scale
+):
+    """The ``adult_full`` :class:`~krepro.studies.verdicts.Section`.
+
+    Parameters
+    ----------
+    table, sweep, reference, replicates, readings, scale
+        As in :func:`adult_full_verdicts`.
     selection : mapping
         The hyper-parameter selection record (C, γ, scores).
     settings : mapping
         The ``adult_full`` config section.
-    scale : str
-        ``config["scale"]``.
     """
-    claims = reference["claims"]
-    paper = _table1(table1)
-    boot = _Boot(table, replicates)
-    verdicts = []
-
-    verdict, detail, worst = _check_features_match_exact(sweep, claims["features_match_exact"])
-    verdicts.append(
-        claim_verdict(
-            reference,
-            "features_match_exact",
-            verdict,
-            detail,
-            **_common(scale, n_repetitions=None),
-            measured=f"min agreement {worst:.4f}",
-            tolerance=f"≥ {claims['features_match_exact']['min_agreement']:g}",
-        )
+    n_resamples = min(len(frame) for frame in replicates.values())
+    verdicts = adult_full_verdicts(
+        table, sweep, reference, replicates=replicates, readings=readings, scale=scale
     )
-    verdicts.append(_reduces_beta(reference, boot, paper, scale))
-    verdicts.append(_lowest_deo(reference, boot, paper, scale))
-    deo = {m: boot.point(m, "deo") for m in ("svm", "ferm")}
-    verdicts.append(
-        _single(
-            reference,
-            boot,
-            "ferm_reduces_deo",
-            "svm",
-            "ferm",
-            "deo",
-            scale,
-            f"DEO: FERM {deo['ferm']:.3f} vs SVM {deo['svm']:.3f} (Table 1:"
-            f" {paper['ferm_rbf']['deo']} vs {paper['svm_rbf']['deo']}).",
-            paper_value=f"{paper['ferm_rbf']['deo']} vs {paper['svm_rbf']['deo']}",
-            measured=f"{deo['ferm']:.3f} vs {deo['svm']:.3f}",
-        )
-    )
-    beta = {m: boot.point(m, "beta") for m in ("oblivious", "correlation_remover")}
-    verdicts.append(
-        _single(
-            reference,
-            boot,
-            "oblivious_beyond_correlation_remover",
-            "correlation_remover",
-            "oblivious",
-            "beta",
-            scale,
-            f"e_β: oblivious {beta['oblivious']:.3f} vs CorrelationRemover"
-            f" {beta['correlation_remover']:.3f}.",
-            measured=f"{beta['oblivious']:.3f} vs {beta['correlation_remover']:.3f}",
-        )
-    )
-
+    paper = {entry["method"]: entry for entry in reference["adult"]["table1"]}
     return Section(
-        experiment=EXPERIMENT,
+        experiment="adult_full",
         title="Adult at full scale: explicit kernel features beside fairlearn (extension)",
-        intro=_intro(table, selection, settings, boot.n_resamples),
+        intro=_intro(table, selection, settings, n_resamples),
         verdicts=verdicts,
         body=_body(table, sweep, paper),
     )
@@ -360,21 +324,6 @@ def _intro(table, selection, settings, n_resamples):
 
 
 def _body(table, sweep, paper):
-    display = table[list(DISPLAY_COLUMNS)].rename(columns=DISPLAY_COLUMNS)
-    beside = []
-    for method, row_name in TABLE1_ROWS.items():
-        entry = paper[row_name]
-        beside.append(
-            {
-                "method": METHOD_LABELS[method],
-                "error (Table 1)": entry["mean_prediction_error"],
-                "error (all of Adult)": _value(table, method, "error"),
-                "DEO (Table 1)": entry["deo"],
-                "DEO (all of Adult)": _value(table, method, "deo"),
-                "e_β (Table 1)": entry["beta"],
-                "e_β (all of Adult)": _value(table, method, "beta"),
-            }
-        )
     exact = sweep[sweep["kind"] == "exact"][["method", "test_error", "deo", "beta"]]
     features = sweep[sweep["kind"] == "features"][
         ["method", "n_components", "test_error", "deo", "beta", "agreement"]
@@ -384,14 +333,14 @@ def _body(table, sweep, paper):
         [
             "### All of Adult",
             "",
-            markdown_table(display, digits=3),
+            adult_full_markdown(table),
             "",
             "Relative e_β is the method's e_β over the SVM's (explicit features). Fit CPU-s"
             " include the feature map.",
             "",
             "### Beside Table 1 (RBF rows)",
             "",
-            markdown_table(pd.DataFrame(beside), digits=3),
+            markdown_table(table1_beside(table, paper), digits=3),
             "",
             f"### Landmark sweep ({n_sweep:,} training rows, fixed C and γ)",
             "",
@@ -438,14 +387,13 @@ def summary(job, log):
 
     plot_adult_full(pd.read_csv(out.table), pd.read_csv(out.sweep), out.figure)
 
-    reference = job.params.reference
     (selection,) = read_records([inp.selection])
     section = adult_full_section(
         pd.read_csv(out.table),
         pd.read_csv(out.sweep),
-        reference["adult_full"],
-        reference["adult"]["table1"],
+        params.reference,
         replicates=replicates,
+        readings=params.readings,
         selection=selection,
         settings=params.settings,
         scale=params.scale,

@@ -1,5 +1,5 @@
-"""Tables of ``adult_full``: one row per method on all of Adult (CSV and Markdown), and the
-landmark sweep, from the run records."""
+"""Tables of ``adult_full``: one row per method on all of Adult (CSV and Markdown), Table 1's
+RBF rows beside them, and the landmark sweep, from the run records."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ import pandas as pd
 from krepro.studies.adult_full.run import METHOD_LABELS, METHODS
 from krepro.studies.tables import markdown_table
 
-__all__ = ["DISPLAY_COLUMNS", "adult_full_markdown", "adult_full_table", "sweep_table"]
+__all__ = [
+    "DISPLAY_COLUMNS",
+    "adult_full_markdown",
+    "adult_full_table",
+    "method_value",
+    "sweep_table",
+    "table1_beside",
+]
 
 # The SVM whose e_β the relative e_β divides by.
 BASELINE = "svm"
@@ -25,6 +32,8 @@ DISPLAY_COLUMNS = {
     "positive_rate": "positive rate",
     "fit_cpu_seconds": "fit CPU-s",
 }
+# Table 1 rows (oblivious: adult: table1) that the full-data methods stand beside.
+TABLE1_ROWS = {"svm": "svm_rbf", "ferm": "ferm_rbf", "oblivious": "oblivious_rbf"}
 
 
 def adult_full_table(runs, replicates=None):
@@ -81,6 +90,34 @@ def adult_full_markdown(table):
     """The table with display headers (Markdown)."""
     shown = table[list(DISPLAY_COLUMNS)].rename(columns=DISPLAY_COLUMNS)
     return markdown_table(shown, digits=3)
+
+
+def method_value(table, method, column):
+    """``column`` of ``method``'s row of ``table`` (NaN when the method has no row)."""
+    rows = table[table["method"] == method]
+    return float(rows[column].iloc[0]) if len(rows) else float("nan")
+
+
+def table1_beside(table, paper):
+    """Table 1's RBF rows beside the same methods on all of Adult.
+
+    ``paper``: the rows of ``oblivious: adult: table1`` by method.
+    """
+    beside = []
+    for method, row_name in TABLE1_ROWS.items():
+        entry = paper[row_name]
+        beside.append(
+            {
+                "method": METHOD_LABELS[method],
+                "error (Table 1)": entry["mean_prediction_error"],
+                "error (all of Adult)": method_value(table, method, "error"),
+                "DEO (Table 1)": entry["deo"],
+                "DEO (all of Adult)": method_value(table, method, "deo"),
+                "e_β (Table 1)": entry["beta"],
+                "e_β (all of Adult)": method_value(table, method, "beta"),
+            }
+        )
+    return pd.DataFrame(beside)
 
 
 def sweep_table(runs):
