@@ -103,3 +103,27 @@ def test_the_stability_seed_comes_from_the_claims_names():
     assert seeds[0] != seeds[1] and len(seeds[0]) == 3 and len(seeds[1]) == 2
     with pytest.raises(ValueError, match="order must be"):
         judge_readings(claims(), CHECKS, READINGS, lambda r: None, order="random")
+
+
+def test_frame_writes_every_detail_under_its_reading_no_data_included():
+    records = judge_readings(
+        claims(frame=lambda reading, detail: f"Reading {reading.name}: {detail}"),
+        CHECKS,
+        READINGS,
+        lambda r: EFFECTS[r.name],
+    )
+    assert records[0].detail == "Reading a: Mean effect."
+    assert records[2].detail.startswith("Reading b: The runs hold none")
+
+
+def test_a_guard_reads_what_the_outcome_is_about():
+    def check(context, claim, seed):
+        return Outcome("Exact.", verdict=REPRODUCED, about=("x", "y"))
+
+    def guard(context, claim_id, outcome):
+        return outcome.replace(detail=f"{outcome.detail} About {', '.join(outcome.about)}.")
+
+    record = judge_readings(
+        claims(), {"closed_form": check}, READINGS[:1], lambda r: None, guards=[guard]
+    )[0]
+    assert record.detail == "Exact. About x, y."

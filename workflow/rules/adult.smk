@@ -1,16 +1,16 @@
 """Paper §7.1, Table 1: fair classification on UCI Adult (target: adult)."""
 
+from krepro.studies.adult.readings import fit_jobs, job_methods
+
 ADULT = config["adult"]
+# The readings (krepro.studies.adult.readings): every (protocol, grid), then the variant rows.
+ADULT_READINGS = study_readings("adult")
 # One job per (protocol, grid, random split): all methods of a split in one process (FERM
 # dominates; the others take seconds), so that the splits spread over the cores while
 # interpreter start-up and parsing Adult stay small beside the fits.
-# The primary (protocol, grid) runs n_splits splits, every other reading the first
-# reading_splits of them (adult_reading_splits).
 ADULT_RUNS = [
     results(f"adult/runs/{protocol}/{grid}/split{split}.json")
-    for protocol in ADULT["protocols"]
-    for grid in ADULT["run_grids"]
-    for split in range(adult_reading_splits(protocol, grid))
+    for protocol, grid, split in fit_jobs(ADULT_READINGS)
 ]
 
 
@@ -36,7 +36,13 @@ rule adult_fit:
         mem_mb=2000,
         runtime=60,
     params:
-        methods=adult_methods,
+        methods=lambda wc: job_methods(
+            ADULT_READINGS,
+            ADULT,
+            wc.adult_protocol,
+            wc.adult_grid,
+            int(wc.adult_split),
+        ),
         seed=config["seed"],
         grid=lambda wc: ADULT["grids"][wc.adult_grid],
         options=lambda wc: ADULT["protocols"][wc.adult_protocol],
@@ -79,8 +85,7 @@ rule adult_summary:
         runtime=5,
     params:
         reference=study_reference("adult"),
-        primary_protocol=ADULT["primary_protocol"],
-        primary_grid=ADULT["primary_grid"],
+        readings=ADULT_READINGS,
         variants=ADULT.get("variants", {}),
         scale=config["scale"],
         entry=job_entry("adult", "summary"),

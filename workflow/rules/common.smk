@@ -109,39 +109,6 @@ def job_code(study, job):
     return script_code("study_job.py", modules=[STUDIES[study].module(job)])
 
 
-def adult_secondary_splits():
-    """Splits of the non-primary readings and of the variant rows: reading_splits (unset:
-    n_splits), at most n_splits."""
-    adult = config["adult"]
-    return min(adult.get("reading_splits") or adult["n_splits"], adult["n_splits"])
-
-
-def adult_reading_splits(protocol, grid):
-    """Splits of one (protocol, grid): n_splits for the primary, else reading_splits."""
-    adult = config["adult"]
-    if (protocol, grid) == (adult["primary_protocol"], adult["primary_grid"]):
-        return adult["n_splits"]
-    return adult_secondary_splits()
-
-
-def adult_methods(wildcards):
-    """The configured methods, plus the variant methods read on this (protocol, grid) in its
-    first reading_splits splits (a variant row is a reading of its own) and, in the
-    primary reading, the methods run there only (``primary_methods``)."""
-    adult = config["adult"]
-    reading = (wildcards.adult_protocol, wildcards.adult_grid)
-    extra = [
-        v["method"]
-        for v in adult.get("variants", {}).values()
-        if (v["protocol"], v["grid"]) == reading
-        and int(wildcards.adult_split) < adult_secondary_splits()
-    ]
-    if reading == (adult["primary_protocol"], adult["primary_grid"]):
-        extra = adult.get("primary_methods", []) + extra
-    methods = list(adult["methods"])
-    return methods + [m for m in dict.fromkeys(extra) if m not in methods]
-
-
 def ridge_variant_params(wildcards):
     """Protocol variant of the ridge experiments (noise variance, λ grid)."""
     return config["ridge"]["variants"][wildcards.variant]

@@ -75,6 +75,9 @@ class Outcome:
         Repetitions the verdict rests on; by default the reading's.
     check_verdict : str
         What the interval test read where a guard overrode it.
+    about : tuple of str
+        What the outcome rests on where a guard needs to know it (e.g. the classifiers a
+        fairness claim compares, :func:`krepro.studies.guards.one_class_guard`).
     """
 
     detail: str
@@ -86,6 +89,7 @@ class Outcome:
     tolerance: str = ""
     n_repetitions: int | _ReadingRepetitions | None = READING_REPETITIONS
     check_verdict: str = ""
+    about: tuple = ()
 
     def replace(self, **changes) -> Outcome:
         """A copy with some fields changed."""
@@ -124,6 +128,10 @@ class ClaimSet:
     seed_names : callable, optional
         ``seed_names(claim_id, reading) -> tuple of str``: the names the claim's bootstrap
         seed is made of (default: experiment, claim, reading).
+    frame : callable, optional
+        ``frame(reading, detail) -> str``: every record's detail under ``reading`` from its
+        outcome's (e.g. the reading's name before it), after the guards, the no-data records'
+        included (default: the outcome's detail).
     """
 
     experiment: str
@@ -132,6 +140,7 @@ class ClaimSet:
     scale: str
     no_data: str | Callable[[str], str] = NO_DATA
     seed_names: Callable[[str, Reading], tuple] | None = None
+    frame: Callable[[Reading, str], str] | None = None
 
     def claim(self, claim_id: str) -> Mapping:
         """The claim's entry in the reference."""
@@ -156,11 +165,12 @@ def record(claims: ClaimSet, claim_id: str, outcome: Outcome, reading: Reading) 
     repetitions = outcome.n_repetitions
     if repetitions is READING_REPETITIONS:
         repetitions = reading.repetitions
+    detail = outcome.detail if claims.frame is None else claims.frame(reading, outcome.detail)
     return claim_verdict(
         claims.reference,
         claim_id,
         outcome.verdict,
-        outcome.detail,
+        detail,
         experiment=claims.experiment,
         paper=claims.paper,
         scale=claims.scale,

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from krepro.studies.adult.readings import readings
 from krepro.studies.adult.report import adult_section, adult_verdicts
 from krepro.studies.adult.run import METHODS as ADULT_METHODS
 from krepro.studies.adult.tables import adult_table1
@@ -73,12 +74,24 @@ def adult_runs(rows_by_grid, n_splits=10, protocol="reference", positive_rate=0.
     return pd.DataFrame(out)
 
 
+def _readings(runs, primary_grid="paper", variants=None):
+    """The study's readings of the protocol ``reference`` on the grids of ``runs``."""
+    settings = {
+        "protocols": {"reference": {}},
+        "run_grids": list(dict.fromkeys(runs["grid"])),
+        "primary_protocol": "reference",
+        "primary_grid": primary_grid,
+        "n_splits": int(runs["split"].nunique()),
+        "variants": variants or {},
+    }
+    return readings(settings)
+
+
 def _adult(runs, primary_grid="paper", variants=None):
     return adult_verdicts(
         runs,
         REFERENCE["adult"],
-        primary_protocol="reference",
-        primary_grid=primary_grid,
+        _readings(runs, primary_grid, variants),
         scale="test",
         variants=variants,
         n_resamples=N_RESAMPLES,
@@ -229,8 +242,32 @@ def test_adult_claim_without_its_methods_is_inconclusive():
     rows = {m: v for m, v in PAPER_ROWS.items() if m != "ferm_linear"}
     verdicts = _by_claim(_adult(adult_runs({"paper": rows})))
     assert verdicts["row_ferm_linear"].verdict == INCONCLUSIVE
+    assert verdicts["row_ferm_linear"].detail.startswith("Reading reference/paper: the runs")
+    assert verdicts["row_ferm_linear"].n_repetitions is None
     assert verdicts["ferm_lowest_deo_linear"].verdict == INCONCLUSIVE
     assert verdicts["ferm_raises_beta"].verdict == REPRODUCED  # the RBF kernel alone
+
+
+def test_adult_paper_values_come_from_the_reference():
+    """Table 1's numbers are read from config/paper_reference.yaml, never typed."""
+    verdicts = _by_claim(_adult(adult_runs({"paper": PAPER_ROWS})))
+    assert verdicts["ferm_raises_beta"].paper_value == "116 %, 114 % (e_β +0.01, +0.02)"
+    assert verdicts["ferm_rbf_lower_deo"].paper_value == "0.12 < 0.22"
+    reference = {**REFERENCE["adult"], "table1": [dict(e) for e in REFERENCE["adult"]["table1"]]}
+    next(e for e in reference["table1"] if e["method"] == "ferm_rbf")["deo"] = 0.1
+    runs = adult_runs({"paper": PAPER_ROWS})
+    record = _by_claim(adult_verdicts(runs, reference, _readings(runs), scale="test"))
+    assert record["ferm_rbf_lower_deo"].paper_value == "0.1 < 0.22"
+
+
+def test_adult_variant_reading_without_its_method_and_missing_primary():
+    """A variant reading whose method did not run has no records; the primary must run."""
+    runs = adult_runs({"paper": PAPER_ROWS})
+    verdicts = _adult(runs, variants=VARIANTS)
+    assert {v.protocol for v in verdicts} == {"reference/paper"}
+    assert all(v.primary for v in verdicts)
+    with pytest.raises(ValueError, match="primary"):
+        _adult(runs, primary_grid="repository")
 
 
 def test_adult_exact_ferm_row_has_no_verdict_and_changes_none():
@@ -248,12 +285,7 @@ def test_adult_exact_ferm_row_has_no_verdict_and_changes_none():
     assert exact["algorithm"] == "FERM exact (RBF)"
     assert exact["n_splits"] == 10 and exact["deo_se"] > 0
     section = adult_section(
-        runs,
-        REFERENCE["adult"],
-        primary_protocol="reference",
-        primary_grid="paper",
-        scale="test",
-        n_resamples=N_RESAMPLES,
+        runs, REFERENCE["adult"], _readings(runs), scale="test", n_resamples=N_RESAMPLES
     )
     beyond = section.body.split("### Methods beyond Table 1")[1]
     assert "FERM exact (RBF)" in beyond and "FERM exact (Linear kernel)" in beyond

@@ -1,7 +1,8 @@
 """Oblivious data §7.1, Table 1: UCI Adult (gender); SVM, FERM and oblivious SVM, linear and
 RBF.
 
-:mod:`.run` selects, refits and scores every method of one (protocol, grid) (job ``fit``),
+:mod:`.readings` declares the readings (protocol × grid, and the variant rows), :mod:`.run`
+selects, refits and scores every method of one (protocol, grid, split) (job ``fit``),
 :mod:`.tables` builds Table 1, :mod:`.report` checks the paper's claims and writes the
 section (job ``summary``). The model selection and the one-class guard that the students
 study shares are beside the registry (:mod:`krepro.studies.selection`,
@@ -31,4 +32,5 @@ STUDY = Study(
     datasets=("adult",),
     config_checks="checks:check",
     reference=("oblivious", "adult"),
+    readings="readings:readings",
 )

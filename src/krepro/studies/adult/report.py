@@ -28,6 +28,7 @@ from __future__ import annotations
 import pandas as pd
 
 from krepro.records import atomic_write_text, read_records
+from krepro.studies.adult import STUDY
 from krepro.studies.adult.figures import plot_adult_table1
 from krepro.studies.adult.run import METHOD_LABELS as ADULT_LABELS
 from krepro.studies.adult.run import METHODS as ADULT_METHODS
@@ -37,30 +38,21 @@ from krepro.studies.adult.tables import (
     adult_table1,
     adult_table1_latex,
     adult_table1_markdown,
+    cpu_per_split,
     display_table,
+    paper_beside_ours,
     per_split,
 )
-from krepro.studies.claims import (
-    EVERY,
-    Judgement,
-    judge_claim,
-    judge_parts,
-    member_word,
-    stability_seed,
-)
-from krepro.studies.guards import degenerate_note
+from krepro.studies.claims import EVERY, judge_claim, member_word
+from krepro.studies.guards import one_class_guard
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
+from krepro.studies.readings import present, the_primary
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import (
-    INCONCLUSIVE,
-    Section,
-    claim_verdict,
-    judgement_detail,
-)
+from krepro.studies.verdicts import Section, judgement_detail
 
 __all__ = ["adult_section", "adult_verdicts", "summary"]
 
-PAPER = "oblivious"
 # Row-claim part → (run-table column, Table-1 entry key).
 ROW_PARTS = {
     "error": ("test_error", "mean_prediction_error"),
@@ -71,27 +63,17 @@ ROW_PARTS = {
 KERNELS = ("linear", "rbf")
 
 
-class _Reading:
-    """Per-split values of one reading: (protocol, grid), optionally with a variant row.
+class _Splits:
+    """The per-split values the checks read under one reading (the driver's context).
 
-    ``wide(column)`` is a split × method frame; in a variant reading the variant's column
-    stands under the name of the Table-1 row it replaces, and ``label`` names it, and every
-    row is read on the splits the variant ran (``adult.reading_splits``).
+    ``wide(column, methods)`` is a split × method frame. In a variant reading the variant's
+    rows stand under the name of the Table-1 row they replace (``replaced``: row → variant
+    method), ``label`` names the variant, and every row is read on the variant's splits.
     """
 
-    def __init__(
-        self, runs, protocol, grid, *, primary, scale, variant=None, method=None, n_resamples=200
-    ):
-        self.n_resamples = n_resamples
-        runs = runs[(runs["protocol"] == protocol) & (runs["grid"] == grid)]
-        if method is not None:  # the variant's splits (adult.reading_splits): all rows paired
-            runs = runs[runs["split"].isin(runs.loc[runs["method"] == method, "split"])]
-        self.runs = runs
-        self.protocol, self.grid = protocol, grid
-        self.name = f"{protocol}/{grid}" + (f"+{variant}" if variant else "")
-        self.primary, self.scale = primary, scale
-        self.variant = variant
-        self.replaced = {TABLE1_ROW[method]: method} if method else {}
+    def __init__(self, runs, replaced, table1, n_resamples):
+        self.runs, self.replaced, self.n_resamples = runs, replaced, n_resamples
+        self.table1 = {entry["method"]: entry for entry in table1}
 
     def source(self, method):
         """The run-table method that stands for Table-1 row ``method`` in this reading."""
@@ -101,12 +83,8 @@ class _Reading:
         return ADULT_LABELS[self.source(method)]
 
     def has(self, *methods):
-        present = set(self.runs["method"])
-        return all(self.source(m) in present for m in methods)
-
-    def involves(self, methods):
-        """Whether a claim about ``methods`` belongs to this reading (variants: the row)."""
-        return not self.replaced or any(m in self.replaced for m in methods)
+        ran = set(self.runs["method"])
+        return all(self.source(m) in ran for m in methods)
 
     def wide(self, column, methods):
         """Split × method values of ``column``, splits where every method ran."""
@@ -141,28 +119,18 @@ def _part_text(name, judgement, offset, unit=""):
     )
 
 
-def _check_row(reading, claim_id, claim, reference):
-    method = claim["method"]
-    parts = claim["parts"]
+def _check_row(ctx, claim, seed):
+    method, parts = claim["method"], claim["parts"]
     kernel = ADULT_METHODS[method][1]
-    needed = [method] + ([BASELINE[kernel]] if "relative_beta" in parts else [])
-    if not reading.has(*needed):
+    if not ctx.has(method, *([BASELINE[kernel]] if "relative_beta" in parts else [])):
         return None
-    entry = {e["method"]: e for e in reference["table1"]}[method]
-    runs = per_split(reading.runs)
-    rows = runs[runs["method"] == reading.source(method)].set_index("split").sort_index()
-    label = reading.label(method)
-    values, offset = {}, {}
-    for part in parts:
-        column, key = ROW_PARTS[part]
-        values[part] = {label: rows[column].dropna().to_numpy()}
-        offset[part] = {label: float(entry[key])}
-    result, stability = judge_parts(
-        claim,
-        values,
-        seed=stability_seed("adult", claim_id, reading.name),
-        offset=offset,
-        n_resamples=reading.n_resamples,
+    entry = ctx.table1[method]
+    rows = ctx.runs[ctx.runs["method"] == ctx.source(method)].set_index("split").sort_index()
+    label = ctx.label(method)
+    values = {part: {label: rows[ROW_PARTS[part][0]].dropna().to_numpy()} for part in parts}
+    offset = {part: {label: float(entry[ROW_PARTS[part][1]])} for part in parts}
+    result, stability = judge_claim(
+        claim, values, seed=seed, offset=offset, n_resamples=ctx.n_resamples
     )
     texts = [
         _part_text(part, j, offset[part][label], " %" if part == "relative_beta" else "")
@@ -175,34 +143,37 @@ def _check_row(reading, claim_id, claim, reference):
     )
     if "relative_beta" not in parts:
         detail += " Relative e_β of an SVM row is 100 % by definition and is not a part."
-    measured = " / ".join(f"{j.effect + offset[p][label]:.3g}" for p, j in result.members.items())
-    paper_value = " / ".join(f"{offset[p][label]:g}" for p in parts)
-    tolerance = "; ".join(
-        f"{p} ±{parts[p]['margin']:g}, width ≤ {parts[p]['max_width']:g}" for p in parts
+    return Outcome(
+        detail,
+        result,
+        stability,
+        measured=" / ".join(
+            f"{j.effect + offset[p][label]:.3g}" for p, j in result.members.items()
+        ),
+        paper_value=" / ".join(f"{offset[p][label]:g}" for p in parts),
+        tolerance="; ".join(
+            f"{p} ±{parts[p]['margin']:g}, width ≤ {parts[p]['max_width']:g}" for p in parts
+        ),
+        n_repetitions=ctx.n_splits([method]),
+        about=(method,),
     )
-    return result, stability, detail, [method], paper_value, measured, tolerance
 
 
-def _check_reduces_beta(reading, claim_id, claim, reference):
-    kernels = [k for k in KERNELS if reading.has(f"svm_{k}", f"oblivious_{k}")]
-    if len(kernels) < len(KERNELS):
+def _check_reduces_beta(ctx, claim, seed):
+    if not all(ctx.has(f"svm_{k}", f"oblivious_{k}") for k in KERNELS):
         return None
     values = {"error_increase": {}}
     offset = {}
     for kernel in KERNELS:
         svm, obl = f"svm_{kernel}", f"oblivious_{kernel}"
-        beta = reading.wide("beta", [svm, obl])
+        beta = ctx.wide("beta", [svm, obl])
         beta = beta[beta[svm] > 0]
         values[kernel] = {kernel: 100.0 - 100.0 * (beta[obl] / beta[svm]).to_numpy()}
         offset[kernel] = {kernel: float(claim["reduction_percent"][kernel])}
-        error = reading.wide("test_error", [svm, obl])
+        error = ctx.wide("test_error", [svm, obl])
         values["error_increase"][kernel] = -(error[obl] - error[svm]).to_numpy()
-    result, stability = judge_parts(
-        claim,
-        values,
-        seed=stability_seed("adult", claim_id, reading.name),
-        offset=offset,
-        n_resamples=reading.n_resamples,
+    result, stability = judge_claim(
+        claim, values, seed=seed, offset=offset, n_resamples=ctx.n_resamples
     )
     texts = []
     for part, j in result.members.items():
@@ -219,25 +190,28 @@ def _check_reduces_beta(reading, claim_id, claim, reference):
         "Per split, the e_β reduction 100 − relative e_β of the oblivious SVM against the"
         " caption's (prediction interval of one split) and the paired error increase over the"
         f" SVM (Holm over the kernels): {'; '.join(texts)}. Deciding part ({result.deciding}):"
-        f" {judgement_detail(result.judgement)} Positive rates: {reading.positive_rates(methods)}."
+        f" {judgement_detail(result.judgement)} Positive rates: {ctx.positive_rates(methods)}."
     )
-    measured = ", ".join(f"{result.members[k].effect + offset[k][k]:.0f}%" for k in KERNELS)
-    paper_value = ", ".join(f"{claim['reduction_percent'][k]}%" for k in KERNELS)
     parts = claim["parts"]
-    tolerance = (
-        f"±{parts['linear']['margin']:g} pp (width ≤ {parts['linear']['max_width']:g});"
-        f" Δerror ≤ {parts['error_increase']['margin']:g}"
+    return Outcome(
+        detail,
+        result,
+        stability,
+        measured=", ".join(f"{result.members[k].effect + offset[k][k]:.0f}%" for k in KERNELS),
+        paper_value=", ".join(f"{claim['reduction_percent'][k]}%" for k in KERNELS),
+        tolerance=(
+            f"±{parts['linear']['margin']:g} pp (width ≤ {parts['linear']['max_width']:g});"
+            f" Δerror ≤ {parts['error_increase']['margin']:g}"
+        ),
+        n_repetitions=ctx.n_splits(methods),
+        about=tuple(methods),
     )
-    return result, stability, detail, methods, paper_value, measured, tolerance
 
 
-def _family(reading, claim_id, claim, values, what):
+def _family(ctx, claim, seed, values, what, methods):
+    """A family of paired per-split differences (Holm), superiority at the claim's margin."""
     result, stability = judge_claim(
-        claim,
-        values,
-        seed=stability_seed("adult", claim_id, reading.name),
-        rule=EVERY,
-        n_resamples=reading.n_resamples,
+        claim, values, seed=seed, rule=EVERY, n_resamples=ctx.n_resamples
     )
     members = "; ".join(
         f"{name + ': ' if name else ''}{j.effect:+.3g} [{j.ci_low:.3g}, {j.ci_high:.3g}]"
@@ -245,96 +219,79 @@ def _family(reading, claim_id, claim, values, what):
         for name, j in result.members.items()
     )
     name = f" ({result.deciding})" if result.deciding else ""
-    detail = f"{what}: {members}. Deciding comparison{name}: {judgement_detail(result.judgement)}"
-    return result, stability, detail
+    return Outcome(
+        f"{what}: {members}. Deciding comparison{name}: {judgement_detail(result.judgement)}",
+        result,
+        stability,
+        tolerance=f"superiority, margin {claim['margin']:g}",
+        n_repetitions=ctx.n_splits(methods),
+        about=tuple(methods),
+    )
 
 
 def _lowest_deo(winner, methods):
-    def check(reading, claim_id, claim, reference):
-        if not reading.has(*methods):
+    def check(ctx, claim, seed):
+        if not ctx.has(*methods):
             return None
-        deo = reading.wide("deo", methods)
+        deo = ctx.wide("deo", methods)
         values = {
-            f"vs {reading.label(m)}": (deo[m] - deo[winner]).to_numpy()
-            for m in methods
-            if m != winner
+            f"vs {ctx.label(m)}": (deo[m] - deo[winner]).to_numpy() for m in methods if m != winner
         }
-        result, stability, detail = _family(
-            reading,
-            claim_id,
-            claim,
-            values,
-            f"DEO(other) − DEO({reading.label(winner)}), paired over {len(deo)} splits, Holm"
-            " over the others",
+        what = (
+            f"DEO(other) − DEO({ctx.label(winner)}), paired over {len(deo)} splits, Holm"
+            " over the others"
         )
-        detail += f" Positive rates: {reading.positive_rates(methods)}."
-        measured = f"{result.judgement.effect:+.3f}"
-        return (
-            result,
-            stability,
-            detail,
-            list(methods),
-            f"{reading.label(winner)} lowest",
-            measured,
-            f"superiority, margin {claim['margin']:g}",
+        outcome = _family(ctx, claim, seed, values, what, methods)
+        return outcome.replace(
+            detail=f"{outcome.detail} Positive rates: {ctx.positive_rates(methods)}.",
+            measured=f"{outcome.judgement.judgement.effect:+.3f}",
+            paper_value=f"{ctx.label(winner)} lowest",
         )
 
     return check
 
 
-def _check_ferm_raises_beta(reading, claim_id, claim, reference):
-    kernels = [k for k in KERNELS if reading.has(f"svm_{k}", f"ferm_{k}")]
+def _check_ferm_raises_beta(ctx, claim, seed):
+    kernels = [k for k in KERNELS if ctx.has(f"svm_{k}", f"ferm_{k}")]
     if not kernels:
         return None
     values = {}
     for kernel in kernels:
-        beta = reading.wide("beta", [f"svm_{kernel}", f"ferm_{kernel}"])
+        beta = ctx.wide("beta", [f"svm_{kernel}", f"ferm_{kernel}"])
         values[kernel] = (beta[f"ferm_{kernel}"] - beta[f"svm_{kernel}"]).to_numpy()
-    result, stability, detail = _family(
-        reading,
-        claim_id,
-        claim,
-        values,
-        "e_β(FERM) − e_β(SVM), paired per split, per kernel (Holm)",
-    )
+    what = "e_β(FERM) − e_β(SVM), paired per split, per kernel (Holm)"
     methods = [f"{f}_{k}" for k in kernels for f in ("svm", "ferm")]
-    measured = ", ".join(f"{k} {j.effect:+.3f}" for k, j in result.members.items())
-    return (
-        result,
-        stability,
-        detail,
-        methods,
-        "116 %, 114 % (e_β +0.01, +0.02)",
-        measured,
-        f"superiority, margin {claim['margin']:g}",
+    outcome = _family(ctx, claim, seed, values, what, methods)
+    paper = ctx.table1
+    return outcome.replace(
+        measured=", ".join(f"{k} {j.effect:+.3f}" for k, j in outcome.judgement.members.items()),
+        paper_value=", ".join(f"{paper[f'ferm_{k}']['relative_beta_percent']:g} %" for k in KERNELS)
+        + " (e_β "
+        + ", ".join(
+            f"{paper[f'ferm_{k}']['beta'] - paper[f'svm_{k}']['beta']:+.2f}" for k in KERNELS
+        )
+        + ")",
     )
 
 
-def _check_ferm_rbf_lower_deo(reading, claim_id, claim, reference):
+def _check_ferm_rbf_lower_deo(ctx, claim, seed):
     methods = ["svm_rbf", "ferm_rbf"]
-    if not reading.has(*methods):
+    if not ctx.has(*methods):
         return None
-    deo = reading.wide("deo", methods)
-    result, stability, detail = _family(
-        reading,
-        claim_id,
-        claim,
-        {"": (deo["svm_rbf"] - deo["ferm_rbf"]).to_numpy()},
-        f"DEO({reading.label('svm_rbf')}) − DEO({reading.label('ferm_rbf')}), paired over"
-        f" {len(deo)} splits",
+    deo = ctx.wide("deo", methods)
+    what = (
+        f"DEO({ctx.label('svm_rbf')}) − DEO({ctx.label('ferm_rbf')}), paired over {len(deo)} splits"
     )
-    return (
-        result,
-        stability,
-        detail,
-        methods,
-        "0.12 < 0.22",
-        f"{result.judgement.effect:+.3f}",
-        f"superiority, margin {claim['margin']:g}",
+    outcome = _family(
+        ctx, claim, seed, {"": (deo["svm_rbf"] - deo["ferm_rbf"]).to_numpy()}, what, methods
+    )
+    return outcome.replace(
+        measured=f"{outcome.judgement.judgement.effect:+.3f}",
+        paper_value=f"{ctx.table1['ferm_rbf']['deo']:g} < {ctx.table1['svm_rbf']['deo']:g}",
     )
 
 
-# claim → (check, the Table-1 rows it involves)
+# claim → (check, the Table-1 rows it involves); the row claims: _check_row.
 CHECKS = {
     "oblivious_reduces_beta": (
         _check_reduces_beta,
@@ -356,33 +313,7 @@ CHECKS = {
 }
 
 
-def _readings(runs, primary_protocol, primary_grid, variants):
-    """(protocol, grid) readings in run order, then the variant readings that were run."""
-    pairs = list(dict.fromkeys(zip(runs["protocol"], runs["grid"], strict=True)))
-    if (primary_protocol, primary_grid) not in pairs:
-        raise ValueError(
-            f"the primary Adult reading {primary_protocol}/{primary_grid} is not in the runs;"
-            f" readings run: {[f'{p}/{g}' for p, g in pairs]}."
-        )
-    out = [(p, g, None, None) for p, g in pairs]
-    for name, variant in (variants or {}).items():
-        key = (variant["protocol"], variant["grid"])
-        ran = runs[(runs["protocol"] == key[0]) & (runs["grid"] == key[1])]
-        if key in pairs and variant["method"] in set(ran["method"]):
-            out.append((*key, name, variant["method"]))
-    return out
-
-
-def adult_verdicts(
-    runs,
-    reference,
-    *,
-    primary_protocol,
-    primary_grid,
-    scale,
-    variants=None,
-    n_resamples=200,
-):
+def adult_verdicts(runs, reference, readings, *, scale, variants=None, n_resamples=200):
     """One :class:`Verdict` per (claim, reading) from the per-split run table.
 
     Parameters
@@ -392,155 +323,90 @@ def adult_verdicts(
         ``positive_rate``, ``kernel`` (``adult/adult.csv``).
     reference : mapping
         ``oblivious.adult`` of ``config/paper_reference.yaml``.
-    primary_protocol, primary_grid : str
-        The primary reading: the loader the paper used and the grid it states.
+    readings : list of Reading
+        The study's readings (:func:`krepro.studies.adult.readings.readings`); those with
+        runs are judged (a variant reading where its method ran), in their order.
     scale : str
         The config's scale name.
     variants : mapping, optional
-        ``adult.variants`` of the config: variant readings.
+        ``adult.variants`` of the config: the method of each variant reading.
     n_resamples : int
         Bootstrap resamples of the stability (200 for the reported one).
     """
     runs = per_split(runs)
-    claims = reference["claims"]
-    row_claims = {cid: c for cid, c in claims.items() if "method" in c}
+    checks = {
+        cid: (_check_row, (c["method"],)) for cid, c in reference["claims"].items() if "method" in c
+    }
+    checks.update({cid: CHECKS[cid] for cid in reference["claims"] if cid in CHECKS})
+    claims = ClaimSet(
+        STUDY.name,
+        STUDY.paper.key,
+        reference,
+        scale,
+        no_data="the runs hold none of the methods this claim compares (see `adult.methods`).",
+        frame=lambda reading, detail: f"Reading {reading.name}: {detail}",
+    )
+    guard = one_class_guard(
+        lambda ctx, outcome: ctx.rates(outcome.about), reference["min_class_share"]
+    )
+    variants = variants or {}
+
+    def context_of(reading):
+        return _context(reading, runs, reference, variants, n_resamples)
+
     out = []
-    for protocol, grid, variant, method in _readings(
-        runs, primary_protocol, primary_grid, variants
-    ):
-        reading = _Reading(
-            runs,
-            protocol,
-            grid,
-            primary=variant is None and (protocol, grid) == (primary_protocol, primary_grid),
-            scale=scale,
-            variant=variant,
-            method=method,
-            n_resamples=n_resamples,
-        )
-        checks = {cid: (_check_row, (c["method"],)) for cid, c in row_claims.items()}
-        checks.update({cid: CHECKS[cid] for cid in claims if cid in CHECKS})
-        for claim_id, (check, involved) in checks.items():
-            if not reading.involves(involved):
-                continue
-            out.append(_verdict(reading, reference, claim_id, check))
+    for reading in _judged(readings, runs, variants):
+        # A variant reading judges the claims that involve the row its variant replaces.
+        method = _variant_method(reading, variants)
+        involved = {
+            claim_id: check
+            for claim_id, (check, rows) in checks.items()
+            if method is None or TABLE1_ROW[method] in rows
+        }
+        # Every outcome states the splits its methods ran; a claim without them has none.
+        reading = reading.with_repetitions(None)
+        out += judge_readings(claims, involved, [reading], context_of, guards=[guard])
     return out
 
 
-def _verdict(reading, reference, claim_id, check):
-    claim = reference["claims"][claim_id]
-    outcome = check(reading, claim_id, claim, reference)
-    common = {
-        "experiment": "adult",
-        "paper": PAPER,
-        "scale": reading.scale,
-        "protocol": reading.name,
-        "primary": reading.primary,
-    }
-    if outcome is None:
-        return claim_verdict(
-            reference,
-            claim_id,
-            INCONCLUSIVE,
-            f"Reading {reading.name}: the runs hold none of the methods this claim compares"
-            " (see `adult.methods`).",
-            judgement=Judgement(INCONCLUSIVE, *[float("nan")] * 5),
-            **common,
-        )
-    result, stability, detail, methods, paper_value, measured, tolerance = outcome
-    verdict = result.verdict
-    note = degenerate_note(reading.rates(methods), reference["min_class_share"])
-    if note:
-        verdict, detail = INCONCLUSIVE, f"{detail} {note}"
-    return claim_verdict(
-        reference,
-        claim_id,
-        verdict,
-        f"Reading {reading.name}: {detail}",
-        n_repetitions=reading.n_splits(methods),
-        paper_value=paper_value,
-        measured=measured,
-        tolerance=tolerance,
-        judgement=result.judgement,
-        stability=stability,
-        **common,
-    )
+def _variant_method(reading, variants):
+    return variants[reading.axes["variant"]]["method"] if "variant" in reading.axes else None
 
 
-def _paper_beside_ours(table, reference):
-    """Paper row beside ours under every reading (cells: mean error / DEO / e_β / rel. e_β)."""
-    readings = list(dict.fromkeys(zip(table["protocol"], table["grid"], strict=True)))
-    rows = []
-    for entry in reference["table1"]:
-        method = entry["method"]
-        row = {
-            "Algorithm": ADULT_LABELS[method],
-            "paper": (
-                f"{entry['mean_prediction_error']:.2f} / {entry['deo']:.2f} /"
-                f" {entry['beta']:.2f} / {entry['relative_beta_percent']:.0f}%"
-            ),
-        }
-        for protocol, grid in readings:
-            hit = table[
-                (table["protocol"] == protocol)
-                & (table["grid"] == grid)
-                & (table["method"] == method)
-            ]
-            row[f"{protocol}/{grid}"] = "–" if hit.empty else _ours(hit.iloc[0])
-        rows.append(row)
-    return pd.DataFrame(rows)
+def _judged(readings, runs, variants):
+    """The readings with runs (a variant reading: where its method ran); one is primary."""
+    judged = [
+        r
+        for r in present(readings, runs)
+        if _variant_method(r, variants) in (None, *r.select(runs)["method"])
+    ]
+    the_primary(judged)
+    return judged
 
 
-def _ours(row):
-    def pm(name, digits=3):
-        se = row[f"{name}_se"]
-        return f"{row[name]:.{digits}f}" + ("" if pd.isna(se) else f" ± {se:.{digits}f}")
-
-    return (
-        f"{pm('mean_prediction_error')} / {pm('deo')} / {pm('beta')} /"
-        f" {pm('relative_beta_percent', 0)}%"
-    )
-
-
-def _cpu_per_split(runs):
-    """CPU seconds per split of each (protocol, grid) job, summed over its methods."""
-    if "cpu_seconds" not in runs:
-        return pd.DataFrame()
-    per_job = runs.groupby(["protocol", "grid", "split"])["cpu_seconds"].sum()
-    frame = per_job.groupby(["protocol", "grid"]).agg(["mean", "min", "max", "count"])
-    frame = frame.reset_index().rename(
-        columns={"mean": "CPU s / split", "min": "min", "max": "max", "count": "splits"}
-    )
-    return frame.round(1)
+def _context(reading, runs, reference, variants, n_resamples):
+    """The checks' context under ``reading``: a variant reading reads every row on the
+    splits its variant ran (``adult.reading_splits``), so that all rows pair."""
+    runs = reading.select(runs)
+    method = _variant_method(reading, variants)
+    if method is None:
+        return _Splits(runs, {}, reference["table1"], n_resamples)
+    runs = runs[runs["split"].isin(runs.loc[runs["method"] == method, "split"])]
+    return _Splits(runs, {TABLE1_ROW[method]: method}, reference["table1"], n_resamples)
 
 
-def adult_section(
-    runs,
-    reference,
-    *,
-    primary_protocol,
-    primary_grid,
-    scale,
-    variants=None,
-    n_resamples=200,
-):
+def adult_section(runs, reference, readings, *, scale, variants=None, n_resamples=200):
     """The Adult :class:`Section`: verdicts per reading, Table 1 beside ours, full tables.
 
     ``runs`` is the per-split run table (``adult/adult.csv``); Table 1 is built from it.
     Other parameters as :func:`adult_verdicts`.
     """
     verdicts = adult_verdicts(
-        runs,
-        reference,
-        primary_protocol=primary_protocol,
-        primary_grid=primary_grid,
-        scale=scale,
-        variants=variants,
-        n_resamples=n_resamples,
+        runs, reference, readings, scale=scale, variants=variants, n_resamples=n_resamples
     )
     table = adult_table1(runs)
-    readings = _readings(per_split(runs), primary_protocol, primary_grid, variants)
-    names = [f"{p}/{g}" + (f"+{v}" if v else "") for p, g, v, _ in readings]
+    names = list(dict.fromkeys(v.protocol for v in verdicts))
+    primary = next(v.protocol for v in verdicts if v.primary)
     n_splits = int(table["n_splits"].max())
     reading_splits = int(table["n_splits"].min())
     splits_text = (
@@ -556,7 +422,7 @@ def adult_section(
         else "the reading's splits (column `splits`)"
     )
     intro = (
-        f"Readings: {', '.join(names)}; primary {primary_protocol}/{primary_grid} — the FERM"
+        f"Readings: {', '.join(names)}; primary {primary} — the FERM"
         " repository's loader, which the paper used, with the grid the paper states."
         " `reference` rebuilds that loader from the raw UCI files; `corrected` is a proper"
         " split (one-hot, scaler on the training rows). Grids: `paper` = the stated"
@@ -585,7 +451,7 @@ def adult_section(
         " convention of the authors' code (no ½ factor). Figure: `figures/adult_table1.png`"
         " (error against DEO, bars: the 95 % prediction interval of one split).",
         "",
-        markdown_table(_paper_beside_ours(table, reference)),
+        markdown_table(paper_beside_ours(table, reference)),
         "",
         adult_table1_markdown(table[table["method"].isin(rows)]),
     ]
@@ -603,7 +469,7 @@ def adult_section(
             markdown_table(extras[["protocol", "grid"]].join(display_table(extras))),
             "",
         ]
-    cpu = _cpu_per_split(runs)
+    cpu = cpu_per_split(runs)
     if not cpu.empty:
         body += [
             "### Compute per split",
@@ -642,12 +508,7 @@ def summary(job, log):
     plot_adult_table1(per_split(runs), out.figure, paper=paper)
 
     section = adult_section(
-        runs,
-        reference,
-        primary_protocol=params.primary_protocol,
-        primary_grid=params.primary_grid,
-        scale=params.scale,
-        variants=params.variants,
+        runs, reference, params.readings, scale=params.scale, variants=params.variants
     )
     write_section(section, out.json, out.md)
     log.info("%d verdicts", len(section.verdicts))

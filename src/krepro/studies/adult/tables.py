@@ -20,8 +20,10 @@ __all__ = [
     "adult_table1",
     "adult_table1_latex",
     "adult_table1_markdown",
+    "cpu_per_split",
     "display_table",
     "hyperparameters",
+    "paper_beside_ours",
     "per_split",
 ]
 
@@ -207,3 +209,54 @@ def adult_table1_latex(table):
             )
         out += [r"\bottomrule", r"\end{tabular}", ""]
     return "\n".join(out)
+
+
+def paper_beside_ours(table, reference):
+    """Paper row beside ours under every reading (cells: mean error / DEO / e_β / rel. e_β).
+
+    ``table``: :func:`adult_table1`; ``reference``: ``oblivious.adult`` of
+    ``config/paper_reference.yaml`` (its ``table1``).
+    """
+    readings = list(dict.fromkeys(zip(table["protocol"], table["grid"], strict=True)))
+    rows = []
+    for entry in reference["table1"]:
+        method = entry["method"]
+        row = {
+            "Algorithm": ADULT_LABELS[method],
+            "paper": (
+                f"{entry['mean_prediction_error']:.2f} / {entry['deo']:.2f} /"
+                f" {entry['beta']:.2f} / {entry['relative_beta_percent']:.0f}%"
+            ),
+        }
+        for protocol, grid in readings:
+            hit = table[
+                (table["protocol"] == protocol)
+                & (table["grid"] == grid)
+                & (table["method"] == method)
+            ]
+            row[f"{protocol}/{grid}"] = "–" if hit.empty else _ours(hit.iloc[0])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _ours(row):
+    def pm(name, digits=3):
+        se = row[f"{name}_se"]
+        return f"{row[name]:.{digits}f}" + ("" if pd.isna(se) else f" ± {se:.{digits}f}")
+
+    return (
+        f"{pm('mean_prediction_error')} / {pm('deo')} / {pm('beta')} /"
+        f" {pm('relative_beta_percent', 0)}%"
+    )
+
+
+def cpu_per_split(runs):
+    """CPU seconds per split of each (protocol, grid) job, summed over its methods."""
+    if "cpu_seconds" not in runs:
+        return pd.DataFrame()
+    per_job = runs.groupby(["protocol", "grid", "split"])["cpu_seconds"].sum()
+    frame = per_job.groupby(["protocol", "grid"]).agg(["mean", "min", "max", "count"])
+    frame = frame.reset_index().rename(
+        columns={"mean": "CPU s / split", "min": "min", "max": "max", "count": "splits"}
+    )
+    return frame.round(1)
