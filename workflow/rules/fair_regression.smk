@@ -70,6 +70,7 @@ rule fair_regression_summary:
         runtime=5,
     params:
         reference=study_reference("fair_regression"),
+        readings=study_readings("fair_regression"),
         scale=config["scale"],
         entry=job_entry("fair_regression", "summary"),
         code=job_code("fair_regression", "summary"),

@@ -9,17 +9,14 @@ import pandas as pd
 import pytest
 
 from krepro.studies.fair_regression.fronts import (
-    aggregate,
     dependence_at_error,
     matched_setting,
     paired_log_ratios,
     pareto_front,
 )
-from krepro.studies.fair_regression.report import (
-    claim_settings,
-    fair_regression_verdicts,
-    front_summary,
-)
+from krepro.studies.fair_regression.readings import readings
+from krepro.studies.fair_regression.report import claim_settings, fair_regression_verdicts
+from krepro.studies.fair_regression.tables import aggregate, front_summary
 from krepro.studies.verdicts import paper_reference
 
 REPO = Path(__file__).resolve().parents[3]
@@ -162,8 +159,23 @@ def test_claim_settings_take_the_strongest_peer_setting():
 
 
 def _verdicts(runs):
-    records = fair_regression_verdicts(runs, REFERENCE, "test")
+    records = fair_regression_verdicts(runs, REFERENCE, "test", readings({"n_splits": 8}))
     return {(r.claim_id, r.protocol): r for r in records}
+
+
+def test_verdicts_are_grouped_by_claim_one_per_estimator():
+    records = fair_regression_verdicts(_runs(), REFERENCE, "test", readings({"n_splits": 3}))
+    # No synthetic data set: the ground-truth claim is not judged.
+    assert [(r.claim_id, r.protocol, r.primary) for r in records] == [
+        ("oblivious_below_correlation_remover", "partition", True),
+        ("oblivious_below_correlation_remover", "cme", False),
+        ("oblivious_below_bounded_group_loss", "partition", True),
+        ("oblivious_below_bounded_group_loss", "cme", False),
+    ]
+    # The repetitions are the splits the runs hold.
+    assert {r.n_repetitions for r in records} == {8}
+    assert {r.verdict for r in records if r.primary} == {"reproduced"}
+    assert all(r.tolerance == "superiority, margin 0.693 (log scale)" for r in records)
 
 
 def test_verdict_is_reproduced_when_dependence_drops_at_the_peer_error():

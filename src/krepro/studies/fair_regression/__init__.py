@@ -5,8 +5,9 @@ ExponentiatedGradient with BoundedGroupLoss, and HSIC-penalised KRR, on syntheti
 diabetes, Parkinson's telemonitoring and Adult.
 
 :mod:`.run` fits every method and setting on the random splits of one data set (job
-``fit``), :mod:`.fronts` aggregates and reads the fronts, :mod:`.report` checks the claims
-and writes the section (job ``summary``), :mod:`.figures` draws the fronts.
+``fit``), :mod:`.tables` tidies and aggregates the runs, :mod:`.fronts` reads the fronts,
+:mod:`.readings` declares the readings (the estimator of E[φ(X)|S]), :mod:`.report` checks
+the claims and writes the section (job ``summary``), :mod:`.figures` draws the fronts.
 """
 
 from krepro.studies.study import PAPERS, Study
@@ -32,4 +33,5 @@ STUDY = Study(
     datasets=("adult", "parkinsons"),
     config_checks="checks:check",
     reference=("oblivious", "fair_regression"),
+    readings="readings:readings",
 )

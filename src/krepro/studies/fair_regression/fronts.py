@@ -1,6 +1,7 @@
-"""Error–dependence fronts of the ``fair_regression`` study: the aggregate table, the
-non-dominated points of each method, the least dependence reached at a given error, and the
-paired per-split effects the verdicts read."""
+"""Error–dependence fronts of the ``fair_regression`` study: the non-dominated points of each
+method, the least dependence reached at a given error, the setting matched to a peer's error
+and the paired per-split effects the verdicts read (used by both :mod:`.tables` and
+:mod:`.report`)."""
 
 from __future__ import annotations
 
@@ -8,50 +9,15 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "MEASURES",
-    "aggregate",
+    "STRONGER",
     "dependence_at_error",
     "matched_setting",
     "paired_log_ratios",
     "pareto_front",
 ]
 
-#: Per-split measures summarised by mean and standard error over the splits.
-MEASURES = ("error", "hsic", "dcor", "group_spread")
-
-
-def _se(values):
-    values = np.asarray(values, dtype=float)
-    return float(values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else np.nan
-
-
-def aggregate(runs, *, dependence_alpha=0.05):
-    """One row per (dataset, method, parameter): mean and standard error over the splits.
-
-    Parameters
-    ----------
-    runs : pandas.DataFrame
-        The per-split records (:func:`krepro.studies.fair_regression.run.tidy`).
-    dependence_alpha : float, default=0.05
-        Level of the HSIC permutation test: ``hsic_rejected`` is the share of splits whose
-        test rejects independence of the predictions and S.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``dataset, method, parameter``, then ``<measure>`` and ``<measure>_se`` for
-        each of :data:`MEASURES`, ``hsic_rejected``, ``n_splits`` and ``cpu_seconds`` (mean
-        per fit).
-    """
-    grouped = runs.groupby(["dataset", "method", "parameter"], sort=True)
-    columns = {}
-    for measure in MEASURES:
-        columns[measure] = (measure, "mean")
-        columns[f"{measure}_se"] = (measure, _se)
-    columns["hsic_rejected"] = ("hsic_p_value", lambda p: float(np.mean(p < dependence_alpha)))
-    columns["n_splits"] = ("split", "nunique")
-    columns["cpu_seconds"] = ("cpu_seconds", "mean")
-    return grouped.agg(**columns).reset_index()
+#: Direction in which each peer's parameter strengthens its fairness intervention.
+STRONGER = {"correlation_remover": max, "bounded_group_loss": min, "hsic_ridge": max}
 
 
 def pareto_front(error, dependence):

@@ -6,8 +6,8 @@ The claims (``oblivious.fair_regression`` of ``config/paper_reference.yaml``, ki
 extension claims compare the HSIC of the oblivious ridge with a fairlearn peer at the
 peer's strongest setting, the oblivious fit read at the peer's error (the largest t whose
 mean error is no larger: :func:`claim_settings`), paired over the random splits, with the
-data sets as the family (Holm). Readings: the estimator of E[φ(X)|S] in the oblivious
-features, the paper's partition (primary) or the CME.
+data sets as the family (Holm). Readings (:mod:`.readings`): the estimator of E[φ(X)|S] in
+the oblivious features, the paper's partition (primary) or the CME.
 """
 
 from __future__ import annotations
@@ -16,60 +16,34 @@ import numpy as np
 import pandas as pd
 
 from krepro.records import atomic_write_text, read_records
-from krepro.studies.claims import judge_claim, stability_seed
+from krepro.studies.claims import judge_claim
 from krepro.studies.fair_regression.figures import plot_fair_regression
 from krepro.studies.fair_regression.fronts import (
-    aggregate,
-    dependence_at_error,
+    STRONGER,
     matched_setting,
     paired_log_ratios,
     pareto_front,
 )
-from krepro.studies.fair_regression.run import (
-    CLASSIFICATION,
-    DATASETS,
-    METHODS,
-    PARAMETER_NAMES,
+from krepro.studies.fair_regression.run import CLASSIFICATION, PARAMETER_NAMES
+from krepro.studies.fair_regression.tables import (
+    TABLE_COLUMNS,
+    aggregate,
+    datasets_in,
+    front_summary_markdown,
     tidy,
 )
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.render import write_section
-from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import Section, claim_verdict, judgement_detail
+from krepro.studies.verdicts import Section, judgement_detail
 
 __all__ = [
-    "ESTIMATORS",
     "claim_settings",
     "fair_regression_section",
     "fair_regression_verdicts",
-    "front_summary",
     "summary",
 ]
 
-ESTIMATORS = ("partition", "cme")  # readings; the first is the paper's (primary)
 PEER_CLAIMS = ("oblivious_below_correlation_remover", "oblivious_below_bounded_group_loss")
-#: Direction in which each peer's parameter strengthens its fairness intervention.
-STRONGER = {"correlation_remover": max, "bounded_group_loss": min, "hsic_ridge": max}
-TABLE_COLUMNS = [
-    "dataset",
-    "method",
-    "parameter",
-    "error",
-    "error_se",
-    "hsic",
-    "hsic_se",
-    "dcor",
-    "dcor_se",
-    "group_spread",
-    "group_spread_se",
-    "hsic_rejected",
-    "n_splits",
-    "cpu_seconds",
-]
-
-
-def _datasets(runs):
-    present = set(runs["dataset"])
-    return [d for d in DATASETS if d in present]
 
 
 def claim_settings(runs, claim, dataset, method):
@@ -77,8 +51,8 @@ def claim_settings(runs, claim, dataset, method):
     peer's error, and whether a setting matched (:func:`.fronts.matched_setting`).
 
     ``peer_parameter: strongest`` takes the sweep's strongest setting of the peer on that
-    data set (:data:`STRONGER`: the largest α of CorrelationRemover, the smallest bound of
-    BoundedGroupLoss); a number is used as it is.
+    data set (:data:`.fronts.STRONGER`: the largest α of CorrelationRemover, the smallest
+    bound of BoundedGroupLoss); a number is used as it is.
     """
     peer = claim["peer"]
     parameter = claim["peer_parameter"]
@@ -93,12 +67,17 @@ def claim_settings(runs, claim, dataset, method):
     return (peer, parameter), own, matched
 
 
-def _peer_verdict(runs, reference, claim_id, estimator, scale):
-    claim = reference["claims"][claim_id]
+def _tolerance(claim):
+    return f"{claim['test']}, margin {claim['margin']:.3g} (log scale)"
+
+
+def _peer_below(context, claim, seed):
+    """The oblivious fit against a fairlearn peer, at the peer's error, per data set."""
+    runs, estimator = context
     method = f"oblivious_{estimator}"
     values, notes = {}, []
     peer_name = PARAMETER_NAMES[claim["peer"]]
-    for dataset in _datasets(runs):
+    for dataset in datasets_in(runs):
         peer, own, matched = claim_settings(runs, claim, dataset, method)
         values[dataset] = paired_log_ratios(runs, dataset, peer, (method, own), "hsic")
         error_ratio = paired_log_ratios(runs, dataset, (method, own), peer, "error").mean()
@@ -107,9 +86,7 @@ def _peer_verdict(runs, reference, claim_id, estimator, scale):
             f"{'' if matched else ' (no t as accurate: the smallest)'}, HSIC"
             f" ×{np.exp(-values[dataset].mean()):.2f}, error ×{np.exp(error_ratio):.2f}"
         )
-    result, stability = judge_claim(
-        claim, values, seed=stability_seed("fair_regression", claim_id, estimator)
-    )
+    result, stability = judge_claim(claim, values, seed=seed)
     n_splits = int(runs["split"].nunique())
     detail = (
         f"Oblivious ridge ({estimator} estimator of E[φ(X)|S]) against {claim['peer']} at"
@@ -121,121 +98,78 @@ def _peer_verdict(runs, reference, claim_id, estimator, scale):
         f" ({result.deciding}): {judgement_detail(result.judgement)}"
     )
     measured = "; ".join(f"{d}: HSIC ×{np.exp(-v.mean()):.2f}" for d, v in values.items())
-    return _verdict(
-        reference, claim_id, detail, estimator, scale, (result, stability),
-        n_repetitions=n_splits, paper_value="lower HSIC at the peer's error", measured=measured,
-    )  # fmt: skip
+    return Outcome(
+        detail,
+        result,
+        stability,
+        paper_value="lower HSIC at the peer's error",
+        measured=measured,
+        tolerance=_tolerance(claim),
+    )
 
 
-def _truth_verdict(runs, reference, estimator, scale):
-    claim = reference["claims"]["conditional_mean_recovered"]
+def _truth(context, claim, seed):
+    """The estimate of E[k(X, x) | S = s] against the closed form on synthetic data."""
+    runs, estimator = context
     synthetic = runs[(runs["dataset"] == "synthetic")].drop_duplicates("split").sort_values("split")
     blind = synthetic["truth_error_blind"].to_numpy(float)
     own = synthetic[f"truth_error_{estimator}"].to_numpy(float)
-    values = np.log(blind / own)
-    result, stability = judge_claim(
-        claim,
-        values,
-        seed=stability_seed("fair_regression", "conditional_mean_recovered", estimator),
-    )
+    result, stability = judge_claim(claim, np.log(blind / own), seed=seed)
     detail = (
         f"Root-mean-square error of the {estimator} estimate of E[k(X, x) | S = s] over a grid"
         f" of (s, x) drawn from the model, against the closed form: {own.mean():.4f} (mean"
         f" over {len(own)} splits) vs {blind.mean():.4f} for the S-blind mean; effect ="
         f" log(error_blind / error_{estimator}) per split. {judgement_detail(result.judgement)}"
     )
-    return _verdict(
-        reference, "conditional_mean_recovered", detail, estimator, scale, (result, stability),
-        n_repetitions=len(own), paper_value="closer than the S-blind mean",
-        measured=f"RMSE {own.mean():.4f} vs {blind.mean():.4f}",
-    )  # fmt: skip
-
-
-def _verdict(reference, claim_id, detail, estimator, scale, judged, **values):
-    """The verdict row of one claim under one estimator's reading (primary: the first)."""
-    claim = reference["claims"][claim_id]
-    result, stability = judged
-    return claim_verdict(
-        reference,
-        claim_id,
-        None,
+    return Outcome(
         detail,
-        experiment="fair_regression",
-        paper="oblivious",
-        scale=scale,
-        protocol=estimator,
-        primary=estimator == ESTIMATORS[0],
-        tolerance=f"{claim['test']}, margin {claim['margin']:.3g} (log scale)",
-        judgement=result,
-        stability=stability,
-        **values,
+        result,
+        stability,
+        paper_value="closer than the S-blind mean",
+        measured=f"RMSE {own.mean():.4f} vs {blind.mean():.4f}",
+        tolerance=_tolerance(claim),
+        n_repetitions=len(own),
     )
 
 
-def fair_regression_verdicts(runs, reference, scale):
+def fair_regression_verdicts(runs, reference, scale, readings):
     """Verdict records of every claim of ``oblivious.fair_regression``, per reading.
+
+    The ground-truth claim is judged only when the runs hold the synthetic data set.
 
     Parameters
     ----------
     runs : pandas.DataFrame
-        Per-split records (:func:`krepro.studies.fair_regression.run.tidy`).
+        Per-split records (:func:`krepro.studies.fair_regression.tables.tidy`).
     reference : dict
         ``oblivious.fair_regression`` of ``config/paper_reference.yaml``.
     scale : str
+    readings : list of Reading
+        :func:`krepro.studies.fair_regression.readings.readings` (one per estimator of
+        E[φ(X)|S]); their repetitions are the splits the runs hold.
 
     Returns
     -------
     list of Verdict
+        Grouped by claim, the readings in their order.
     """
-    records = []
-    for claim_id in PEER_CLAIMS:
-        for estimator in ESTIMATORS:
-            records.append(_peer_verdict(runs, reference, claim_id, estimator, scale))
+    checks = dict.fromkeys(PEER_CLAIMS, _peer_below)
     if "synthetic" in set(runs["dataset"]):
-        for estimator in ESTIMATORS:
-            records.append(_truth_verdict(runs, reference, estimator, scale))
-    return records
-
-
-def front_summary(table, *, reference_method="correlation_remover", measure="hsic"):
-    """Per data set, the least mean ``measure`` each method reaches at no larger mean error
-    than ``reference_method`` at its strongest setting (:data:`STRONGER`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``dataset``, ``reference_error`` and one column per method (NaN: no setting of the
-        method is as accurate).
-    """
-    rows = []
-    for dataset in _datasets(table):
-        part = table[table["dataset"] == dataset]
-        peer = part[part["method"] == reference_method]
-        if peer.empty:
-            continue
-        strongest = STRONGER[reference_method](peer["parameter"])
-        level = float(peer[peer["parameter"] == strongest]["error"].iloc[0])
-        row = {"dataset": dataset, "reference_error": level}
-        for method in METHODS:
-            own = part[part["method"] == method]
-            row[method] = dependence_at_error(own["error"], own[measure], level)
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def _scientific(frame):
-    """HSIC columns as text in scientific notation (their values are ~1e-3)."""
-    frame = frame.copy()
-    for column in METHODS:
-        if column in frame:
-            frame[column] = [f"{v:.2e}" if np.isfinite(v) else "–" for v in frame[column]]
-    return frame
+        checks["conditional_mean_recovered"] = _truth
+    n_splits = int(runs["split"].nunique())
+    return judge_readings(
+        ClaimSet("fair_regression", "oblivious", reference, scale),
+        checks,
+        [reading.with_repetitions(n_splits) for reading in readings],
+        lambda reading: (runs, reading.name),
+        order="claim",
+    )
 
 
 def _front_lines(table):
     """Per data set: which methods' settings lie on the pooled error–HSIC front."""
     lines = []
-    for dataset in _datasets(table):
+    for dataset in datasets_in(table):
         part = table[table["dataset"] == dataset].reset_index(drop=True)
         front = part.iloc[pareto_front(part["error"], part["hsic"])]
         points = ", ".join(
@@ -247,11 +181,11 @@ def _front_lines(table):
     return lines
 
 
-def fair_regression_section(table, runs, reference, *, scale):
+def fair_regression_section(table, runs, reference, *, readings, scale):
     """Report section: verdicts, the fronts' headline numbers and the ground-truth check."""
     unit = ", ".join(
         f"{d}: {'misclassification rate' if d in CLASSIFICATION else 'RMSE'}"
-        for d in _datasets(table)
+        for d in datasets_in(table)
     )
     intro = (
         "Fair regression with a continuous sensitive feature S (age; synthetic: S ~ U[0, 1]"
@@ -268,14 +202,13 @@ def fair_regression_section(table, runs, reference, *, scale):
         " standard errors over the splits. Readings of the claims: partition (primary) or"
         " CME estimator."
     )
-    summary_table = front_summary(table)
     lines = [
         "### Least HSIC at the error of CorrelationRemover + KRR (α = 1)",
         "",
         "Per data set, the least mean HSIC each method reaches with a mean error no larger"
         " than that of CorrelationRemover + KRR at α = 1 (empty: no setting is as accurate):",
         "",
-        markdown_table(_scientific(summary_table)) if not summary_table.empty else "",
+        front_summary_markdown(table),
         "",
         "### The pooled error–HSIC fronts",
         "",
@@ -307,7 +240,7 @@ def fair_regression_section(table, runs, reference, *, scale):
         experiment="fair_regression",
         title="Fair regression with a continuous sensitive feature (extension)",
         intro=intro,
-        verdicts=fair_regression_verdicts(runs, reference, scale),
+        verdicts=fair_regression_verdicts(runs, reference, scale, readings),
         body="\n".join(lines),
     )
 
@@ -325,9 +258,13 @@ def summary(job, log):
 
     plot_fair_regression(pd.read_csv(out.table), out.figure)
 
-    reference = job.params.reference
+    params = job.params
     section = fair_regression_section(
-        pd.read_csv(out.table), pd.read_csv(out.runs), reference, scale=job.params.scale
+        pd.read_csv(out.table),
+        pd.read_csv(out.runs),
+        params.reference,
+        readings=params.readings,
+        scale=params.scale,
     )
     log.info("%d verdicts", len(section.verdicts))
     write_section(section, out.json, out.md)

@@ -90,7 +90,6 @@ __all__ = [
     "fit",
     "partial_oblivious",
     "run_split",
-    "tidy",
     "truth_errors",
 ]
 
@@ -498,14 +497,6 @@ def load(dataset, paths):
     if dataset == "parkinsons":
         return load_parkinsons_age(paths["parkinsons"])
     return load_adult_age(paths["adult"])
-
-
-def tidy(records):
-    """One row per (dataset, split, method, parameter)."""
-    frame = pd.DataFrame.from_records(records)
-    return frame.sort_values(
-        ["dataset", "method", "parameter", "split"], kind="stable"
-    ).reset_index(drop=True)
 
 
 def fit(job, log):
