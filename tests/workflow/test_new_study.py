@@ -2,7 +2,8 @@
 
 A copy of the repository gets a throw-away study ``toy`` (draws a normal sample, checks "its
 mean is 0" against a reference section) in exactly the places the README names for a new
-study: ``src/krepro/studies/toy/``, ``workflow/rules/toy.smk``, a ``toy`` section in
+study: ``src/krepro/studies/toy/`` (its claim a check of the judging driver),
+``tests/studies/toy/``, ``workflow/rules/toy.smk``, a ``toy`` section in
 ``config/config.yaml``, ``config/paper.yaml``, ``config/paper_reference.yaml`` and the config
 schema. Without any other edit, ``snakemake toy`` runs it, ``snakemake targets`` lists it, and
 the default target puts its section and verdicts in ``report.md`` and ``verdicts.csv``; no
@@ -34,7 +35,7 @@ from tests.workflow.test_workflow import (
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
-COPIED = ("Snakefile", "workflow", "src", "config", "profiles")
+COPIED = ("Snakefile", "workflow", "src", "config", "profiles", "tests")
 
 STUDY_INIT = '''
 """A throw-away study: the mean of a standard normal sample is 0."""
@@ -49,6 +50,7 @@ STUDY = Study(
     outputs=("tables/toy.csv", "report/toy.md"),
     quick_run_time="1 s",
     jobs={"draw": "run:draw", "summary": "report:summary"},
+    reference=("cme", "toy"),
 )
 '''
 STUDY_RUN = '''
@@ -70,31 +72,55 @@ def draw(job, log):
     write_records(job.output[0], records, rule=job.rule, wildcards={})
 '''
 STUDY_REPORT = '''
-"""Table and verdict of the toy study."""
+"""Checks, verdicts and section of the toy study."""
 
-import numpy as np
 import pandas as pd
 
-from krepro.stats import mean_se
-from krepro.studies.render import write_section
-from krepro.studies.verdicts import INCONCLUSIVE, REPRODUCED, Section, claim_verdict
 from krepro.records import atomic_write_text, read_records
+from krepro.studies.claims import judge_claim
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
+from krepro.studies.readings import Reading
+from krepro.studies.render import write_section
+from krepro.studies.verdicts import Section
+
+
+def _zero_mean(means, claim, seed):
+    result, stability = judge_claim(claim, means, seed=seed)
+    return Outcome(f"Mean {means.mean():.3f}.", result, stability, measured=f"{means.mean():.3f}")
+
+
+CHECKS = {"zero_mean": _zero_mean}
+
+
+def toy_verdicts(means, reference, *, scale):
+    """One verdict per claim of the toy study."""
+    reading = Reading("primary", repetitions=len(means))
+    claims = ClaimSet("toy", "cme", reference, scale)
+    return judge_readings(claims, CHECKS, [reading], lambda r: means)
 
 
 def summary(job, log):
     """Job ``toy_summary``: the table and the report section."""
-    means = pd.DataFrame(read_records([job.input.runs]))["mean"]
-    mean, se = mean_se(means)
-    atomic_write_text(job.output.table, pd.DataFrame({"mean": [mean], "se": [se]}).to_csv())
-    reference = job.params.reference
-    holds = abs(mean) <= 3 * se
-    verdict = claim_verdict(
-        reference, "zero_mean", REPRODUCED if holds else INCONCLUSIVE,
-        f"Mean {mean:.3f} ± {se:.3f}.", experiment="toy", paper="cme",
-        scale=job.params.scale, n_repetitions=len(means), measured=mean,
-    )
-    section = Section(experiment="toy", title="Toy study", verdicts=[verdict])
+    means = pd.DataFrame(read_records([job.input.runs]))["mean"].to_numpy()
+    atomic_write_text(job.output.table, pd.DataFrame({"mean": means}).to_csv())
+    verdicts = toy_verdicts(means, job.params.reference, scale=job.params.scale)
+    section = Section(experiment="toy", title="Toy study", verdicts=verdicts)
     write_section(section, job.output.json, job.output.md)
+'''
+STUDY_TEST = '''
+"""The toy study's verdicts, without its section."""
+
+import numpy as np
+
+from krepro.studies.toy.report import toy_verdicts
+
+REFERENCE = {"claims": {"zero_mean": {"text": "The mean is 0.", "source": "a toy",
+                                      "test": "equivalence", "margin": 1.0}}}
+
+
+def test_a_sample_centred_on_zero_has_a_zero_mean():
+    (verdict,) = toy_verdicts(np.linspace(-0.5, 0.5, 20), REFERENCE, scale="test")
+    assert verdict.verdict == "reproduced" and verdict.protocol == "primary"
 '''
 RULES = '''
 """Toy study (target: toy)."""
@@ -138,7 +164,7 @@ rule toy_summary:
         mem_mb=200,
         runtime=2,
     params:
-        reference=reference_section("cme", "toy"),
+        reference=study_reference("toy"),
         scale=config["scale"],
         entry=job_entry("toy", "summary"),
         code=job_code("toy", "summary"),
@@ -157,7 +183,14 @@ SCHEMA = {
     },
 }
 REFERENCE = {
-    "claims": {"zero_mean": {"text": "The mean is 0.", "source": "a toy"}},
+    "claims": {
+        "zero_mean": {
+            "text": "The mean is 0.",
+            "source": "a toy",
+            "test": "equivalence",
+            "margin": 1.0,
+        }
+    },
 }
 
 
@@ -173,6 +206,10 @@ def add_study(repo: Path) -> list[Path]:
     }.items():
         (folder / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
         touched.append(folder / name)
+    tests = repo / "tests" / "studies" / "toy"
+    tests.mkdir(parents=True)
+    (tests / "test_report.py").write_text(textwrap.dedent(STUDY_TEST).lstrip(), encoding="utf-8")
+    touched.append(tests / "test_report.py")
     rules = repo / "workflow" / "rules" / "toy.smk"
     rules.write_text(textwrap.dedent(RULES).lstrip(), encoding="utf-8")
     touched.append(rules)
@@ -243,6 +280,17 @@ def test_a_new_study_runs_lists_and_reports_with_no_other_edit(tiny_run, tmp_pat
     assert toy["verdict"].iloc[0] in {"reproduced", "inconclusive"}
     assert set(verdicts["experiment"]) > {"toy"}  # the other studies' verdicts are still there
 
+    # Its test reaches the verdicts without the section.
+    env = snakemake_env()
+    env["PYTHONPATH"] = str(repo / "src")
+    test = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+         str(repo / "tests" / "studies" / "toy")],
+        cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        timeout=300, check=False,
+    )  # fmt: skip
+    assert test.returncode == 0 and "1 passed" in test.stdout, test.stdout
+
     # What differs from the repository: the study's folder, its rule file, three config files
     # and the schema, nothing else.
     changed = sorted(
@@ -262,6 +310,7 @@ def test_a_new_study_runs_lists_and_reports_with_no_other_edit(tiny_run, tmp_pat
         "src/krepro/studies/toy/__init__.py",
         "src/krepro/studies/toy/report.py",
         "src/krepro/studies/toy/run.py",
+        "tests/studies/toy/test_report.py",
         "workflow/rules/toy.smk",
         "workflow/schemas/config.schema.yaml",
     ]
