@@ -1,19 +1,12 @@
 """Paper §7.1, Fig. 3: fair classification of the synthetic students (target: students)."""
 
 STUDENTS = config["students"]
-# One job per reading (generator variant × C-selection rule) listed in the config.
+# The readings (krepro.studies.students.readings): generator variant × C-selection rule.
+STUDENTS_READINGS = study_readings("students")
+# One job per reading.
 STUDENTS_RUNS = [
-    results(f"students/runs/{variant}/{c_selection}.json")
-    for c_selection, spec in STUDENTS["c_selections"].items()
-    for variant in spec["variants"]
-]
-STUDENTS_PRIMARY = f"{STUDENTS['primary_variant']}/{STUDENTS['primary_c_selection']}"
-# Fig. 3 rows: the primary reading first, then the others in config order.
-STUDENTS_READINGS = [STUDENTS_PRIMARY] + [
-    f"{variant}/{c_selection}"
-    for c_selection, spec in STUDENTS["c_selections"].items()
-    for variant in spec["variants"]
-    if f"{variant}/{c_selection}" != STUDENTS_PRIMARY
+    results(f"students/runs/{r.axes['variant']}/{r.axes['c_selection']}.json")
+    for r in STUDENTS_READINGS
 ]
 
 
@@ -77,7 +70,6 @@ rule students_summary:
     params:
         reference=study_reference("students"),
         readings=STUDENTS_READINGS,
-        primary_reading=STUDENTS_PRIMARY,
         c_selections=STUDENTS["c_selections"],
         scale=config["scale"],
         entry=job_entry("students", "summary"),

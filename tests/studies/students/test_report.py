@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from krepro.studies.students.readings import readings
 from krepro.studies.students.report import students_verdicts
 from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, PARTLY, REPRODUCED
 
@@ -78,13 +79,20 @@ def students_runs(n_repetitions, readings=(("paper", "cv"),), overrides=None, no
     return pd.DataFrame(rows)
 
 
+def _readings(primary="paper/cv"):
+    variant, c_selection = primary.split("/")
+    settings = {
+        "c_selections": C_SELECTIONS,
+        "primary_variant": variant,
+        "primary_c_selection": c_selection,
+        "n_repetitions": 10,
+    }
+    return readings(settings)
+
+
 def _students(runs, primary="paper/cv"):
     return students_verdicts(
-        runs,
-        REFERENCE["students"],
-        primary_reading=primary,
-        c_selections=C_SELECTIONS,
-        scale="test",
+        runs, REFERENCE["students"], _readings(primary), c_selections=C_SELECTIONS, scale="test"
     )
 
 
@@ -179,3 +187,20 @@ def test_students_beta_near_zero_but_not_much_smaller_is_partly_reproduced():
 def test_students_primary_reading_must_exist():
     with pytest.raises(ValueError, match="primary"):
         _students(students_runs(2), primary="authors_code/cv")
+
+
+def test_students_readings_are_judged_in_declared_order_with_the_repetitions_run():
+    """The primary first, then the declared order; each record counts the draws it ran."""
+    pairs = (("paper", "cv"), ("authors_code", "cv"), ("authors_code", "test_set"))
+    verdicts = _students(students_runs(4, pairs), primary="authors_code/test_set")
+    protocols = list(dict.fromkeys(v.protocol for v in verdicts))
+    assert protocols == ["authors_code/test_set", "paper/cv", "authors_code/cv"]
+    assert {v.n_repetitions for v in verdicts} == {4}
+    assert [v.primary for v in verdicts[:: len(REFERENCE["students"]["claims"])]] == [
+        True,
+        False,
+        False,
+    ]
+    test_set = [v for v in verdicts if v.protocol == "authors_code/test_set"]
+    assert all(v.detail.startswith("Reading authors_code/test_set: ") for v in test_set)
+    assert all(v.detail.endswith("reports on the data it selects on.") for v in test_set)

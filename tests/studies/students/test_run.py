@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 import yaml
 
+from krepro.studies.students.readings import readings
 from krepro.studies.students.report import students_section
-from krepro.studies.students.run import METHODS, aggregate, method_selection, run_repetition, tidy
+from krepro.studies.students.run import METHODS, method_selection, run_repetition
+from krepro.studies.students.tables import aggregate, tidy
 from tests.data.test_students import CODE, PAPER
 
 
@@ -84,11 +86,17 @@ def test_students_section_has_one_verdict_per_claim_and_reading(tiny_runs):
     reference = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["oblivious"][
         "students"
     ]
+    settings = {
+        "c_selections": SELECTIONS,
+        "primary_variant": "paper",
+        "primary_c_selection": "cv",
+        "n_repetitions": 2,
+    }
     section = students_section(
         aggregate(tiny_runs),
         tiny_runs,
         reference,
-        primary_reading="paper/cv",
+        readings(settings),
         c_selections=SELECTIONS,
         scale="test",
     )

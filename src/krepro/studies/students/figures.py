@@ -10,7 +10,7 @@ from krepro.studies.figures import save_figure
 from krepro.studies.students.run import METHOD_LABELS as STUDENT_LABELS
 from krepro.studies.students.run import METHODS as STUDENT_METHODS
 
-__all__ = ["STUDENT_STYLE", "plot_students", "reading_runs"]
+__all__ = ["STUDENT_STYLE", "plot_students"]
 
 STUDENT_STYLE = {
     "linear_svm": {"color": "#1b9e77", "marker": "o"},
@@ -19,14 +19,9 @@ STUDENT_STYLE = {
 }
 
 
-def reading_runs(runs, reading):
-    """Rows of one ``"<variant>/<C selection>"`` reading."""
-    variant, c_selection = reading.split("/", 1)
-    return runs[(runs["variant"] == variant) & (runs["c_selection"] == c_selection)]
-
-
 def plot_students(runs, table, path, readings):
-    """Fig. 3: error vs e_β (observed labels; true labels), one row per reading.
+    """Fig. 3: error vs e_β (observed labels; true labels), one row per reading
+    (:class:`~krepro.studies.readings.Reading`, in the order given).
 
     Legend labels carry each method's mean positive rate (a classifier that predicts one
     class sits at e_β = 0); legends are drawn beside the panels, off the data.
@@ -34,7 +29,7 @@ def plot_students(runs, table, path, readings):
     sns.set_theme(style="whitegrid", context="paper")
     fig, axes = plt.subplots(len(readings), 2, figsize=(11, 3.6 * len(readings)), squeeze=False)
     for r, reading in enumerate(readings):
-        part_runs, part_table = reading_runs(runs, reading), reading_runs(table, reading)
+        part_runs, part_table = reading.select(runs), reading.select(table)
         for c, (metric, title) in enumerate(
             (("error_observed", "observed labels"), ("error_true", "true labels"))
         ):
@@ -62,7 +57,7 @@ def plot_students(runs, table, path, readings):
                 )
             ax.set_xlabel("e_β dependence between prediction and S")
             ax.set_ylabel(f"error w.r.t. {title}")
-            ax.set_title(f"({'ab'[c]}) {title}, reading {reading}")
+            ax.set_title(f"({'ab'[c]}) {title}, reading {reading.name}")
             ax.set_xlim(-0.05, 1.05)
         axes[r, 1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7, frameon=False)
     fig.suptitle("Synthetic students: error vs dependence on S (cf. paper Fig. 3)", y=1.0)

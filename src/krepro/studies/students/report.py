@@ -1,9 +1,9 @@
 """Paper vs reproduced for the synthetic students experiment (oblivious data, §7.1, Fig. 3):
 the verdicts, the report section and the summary job.
 
-Readings are ``<generator>/<C selection>``; exactly one is primary, and readings are never
-merged. A classifier that predicts (nearly) one class makes its claims inconclusive
-(:mod:`krepro.studies.guards`, shared with the Adult verdicts).
+Readings are ``<generator>/<C selection>`` (:mod:`krepro.studies.students.readings`); exactly
+one is primary, and readings are never merged. A classifier that predicts (nearly) one class
+makes its claims inconclusive (:mod:`krepro.studies.guards`, shared with the Adult verdicts).
 
 The claims are tested by their logical form (:mod:`krepro.studies.claims`) on per-repetition
 values, paired across methods (within a reading, every method sees the same draws):
@@ -23,104 +23,63 @@ import numpy as np
 import pandas as pd
 
 from krepro.records import atomic_write_text, read_records
-from krepro.studies.claims import judge_claim, judge_parts, member_word, stability_seed
-from krepro.studies.guards import degenerate_note
+from krepro.studies.claims import judge_claim, member_word
+from krepro.studies.guards import one_class_guard
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
+from krepro.studies.readings import present, primary_first
 from krepro.studies.render import write_section
-from krepro.studies.students.figures import plot_students, reading_runs
+from krepro.studies.students import STUDY
+from krepro.studies.students.figures import plot_students
 from krepro.studies.students.run import METHOD_LABELS as STUDENT_LABELS
 from krepro.studies.students.run import METHODS as STUDENT_METHODS
-from krepro.studies.students.run import aggregate, tidy
+from krepro.studies.students.tables import aggregate, display_table, tidy
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import (
-    INCONCLUSIVE,
-    Section,
-    claim_verdict,
-    judgement_detail,
-)
+from krepro.studies.verdicts import Section, judgement_detail
 
 __all__ = ["students_section", "students_verdicts", "summary"]
 
-PAPER = "oblivious"
-
-
-def _readings(frame):
-    pairs = zip(frame["variant"], frame["c_selection"], strict=True)
-    return [f"{v}/{c}" for v, c in dict.fromkeys(pairs)]
-
-
-class _StudentsReading:
-    """Runs of one (generator, C selection) reading and the verdict factory of that reading."""
-
-    def __init__(self, runs, reference, reading, *, primary, c_selection, scale):
-        self.runs = reading_runs(runs, reading)
-        self.reference = reference
-        self.name = reading
-        self.primary = primary
-        self.scale = scale
-        self.n_repetitions = int(self.runs["repetition"].nunique())
-        self.note = ""
-        if c_selection["rule"] == "test_set":
-            methods = ", ".join(STUDENT_LABELS[m] for m in c_selection["methods"])
-            self.note = (
-                f" Non-protocol reference reading: the C of {methods} is chosen on the test set"
-                f" from 2^{c_selection['log2_C_min']}…2^{c_selection['log2_C_max']}, as the"
-                " authors' script does; it reports on the data it selects on."
-            )
-            if c_selection.get("solver", "libsvm") == "exact":
-                self.note += (
-                    " The oblivious SVM is solved exactly (`solver: exact`, the primal of the"
-                    " rank ≤ d + 1 oblivious Gram); the authors' libsvm stops above the optimum"
-                    " at these C, so its predictions can differ."
-                )
-
-    def values(self, method, metric):
-        part = self.runs[self.runs["method"] == method].sort_values("repetition")
-        return part.set_index("repetition")[metric]
-
-    def rates(self):
-        return {STUDENT_LABELS[m]: self.values(m, "positive_rate") for m in STUDENT_METHODS}
-
-    def positive_rates(self):
-        return ", ".join(
-            f"{STUDENT_LABELS[m]} {self.values(m, 'positive_rate').mean():.3f}"
-            for m in STUDENT_METHODS
-        )
-
-    def verdict(self, claim_id, result, stability, detail, **values):
-        """The record of a claim judged as ``result`` (a FamilyJudgement) in this reading.
-
-        A reading where some classifier predicts (nearly) one class is inconclusive whatever
-        the interval reads (:func:`krepro.studies.guards.degenerate_note`).
-        """
-        note = degenerate_note(self.rates(), self.reference["min_class_share"])
-        detail = f"Reading {self.name}: {detail} Mean positive rates: {self.positive_rates()}."
-        verdict = result.verdict
-        if note:
-            detail = f"{detail} {note}"
-            if verdict != INCONCLUSIVE:
-                detail += (
-                    f" The intervals alone would read *{verdict}*; the verdict is inconclusive."
-                )
-            verdict = INCONCLUSIVE
-        return claim_verdict(
-            self.reference,
-            claim_id,
-            verdict,
-            detail + self.note,
-            experiment="students",
-            paper=PAPER,
-            scale=self.scale,
-            protocol=self.name,
-            primary=self.primary,
-            n_repetitions=self.n_repetitions,
-            judgement=result.judgement,
-            stability=stability,
-            check_verdict=result.verdict,
-            **values,
-        )
-
-
 OTHERS = ("linear_svm", "linear_ferm")
+
+
+def _values(runs, method, metric):
+    """Per-repetition values of ``metric`` of ``method`` in one reading's runs."""
+    part = runs[runs["method"] == method].sort_values("repetition")
+    return part.set_index("repetition")[metric]
+
+
+def _rates(runs, outcome):
+    """Positive rates of every method (the one-class guard's input)."""
+    return {STUDENT_LABELS[m]: _values(runs, m, "positive_rate") for m in STUDENT_METHODS}
+
+
+def _outcome(runs, result, stability, detail, **fields):
+    """A judged claim's outcome: the detail ends with the mean positive rates, and the
+    intervals' verdict is kept as ``check_verdict`` (the one-class guard may override it)."""
+    rates = ", ".join(
+        f"{STUDENT_LABELS[m]} {_values(runs, m, 'positive_rate').mean():.3f}"
+        for m in STUDENT_METHODS
+    )
+    detail = f"{detail} Mean positive rates: {rates}."
+    return Outcome(detail, result, stability, check_verdict=result.verdict, **fields)
+
+
+def _reading_note(c_selection):
+    """What a C selection's readings say besides their verdicts (the test-set rule)."""
+    if c_selection["rule"] != "test_set":
+        return ""
+    methods = ", ".join(STUDENT_LABELS[m] for m in c_selection["methods"])
+    note = (
+        f" Non-protocol reference reading: the C of {methods} is chosen on the test set"
+        f" from 2^{c_selection['log2_C_min']}…2^{c_selection['log2_C_max']}, as the"
+        " authors' script does; it reports on the data it selects on."
+    )
+    if c_selection.get("solver", "libsvm") == "exact":
+        note += (
+            " The oblivious SVM is solved exactly (`solver: exact`, the primal of the"
+            " rank ≤ d + 1 oblivious Gram); the authors' libsvm stops above the optimum"
+            " at these C, so its predictions can differ."
+        )
+    return note
 
 
 def _listing(result):
@@ -131,26 +90,21 @@ def _listing(result):
     )
 
 
-def _smallest_beta(reading, claim):
+def _smallest_beta(runs, claim, seed):
     """Named parts: the oblivious e_β close to 0, and at most a fraction of each other's."""
-    obl = reading.values("oblivious_svm", "beta").to_numpy()
+    obl = _values(runs, "oblivious_svm", "beta").to_numpy()
     ratios = {}
     for method in OTHERS:
-        other = reading.values(method, "beta").to_numpy()
+        other = _values(runs, method, "beta").to_numpy()
         safe = np.where(other > 0, other, 1.0)
         ratios[STUDENT_LABELS[method]] = np.where(other > 0, obl / safe, np.nan)
-    result, stability = judge_parts(
-        claim,
-        {
-            "close_to_zero": {"Oblivious SVM": -obl},
-            "much_smaller": {label: -r for label, r in ratios.items()},
-        },
-        seed=stability_seed("students", "oblivious_smallest_beta", reading.name),
-    )
+    values = {
+        "close_to_zero": {"Oblivious SVM": -obl},
+        "much_smaller": {label: -r for label, r in ratios.items()},
+    }
+    result, stability = judge_claim(claim, values, seed=seed)
     parts = claim["parts"]
-    others = ", ".join(
-        f"{STUDENT_LABELS[m]} {reading.values(m, 'beta').mean():.3f}" for m in OTHERS
-    )
+    others = ", ".join(f"{STUDENT_LABELS[m]} {_values(runs, m, 'beta').mean():.3f}" for m in OTHERS)
     detail = (
         f"Per repetition: oblivious e_β (close to 0: e_β ≤ {parts['close_to_zero']['margin']:g},"
         " effect = −e_β) and its ratio to each other method's e_β on the same draw (much"
@@ -160,8 +114,8 @@ def _smallest_beta(reading, claim):
         + f". Parts: {_listing(result)}. Deciding part ({result.deciding}):"
         f" {judgement_detail(result.judgement)}"
     )
-    return reading.verdict(
-        "oblivious_smallest_beta",
+    return _outcome(
+        runs,
         result,
         stability,
         detail,
@@ -171,29 +125,25 @@ def _smallest_beta(reading, claim):
     )
 
 
-def _error_gaps(reading, metric, sign):
+def _error_gaps(runs, metric, sign):
     """Per other method: ``sign`` × (error(oblivious) − error(other)), paired per repetition."""
-    obl = reading.values("oblivious_svm", metric)
-    return {STUDENT_LABELS[m]: sign * obl.sub(reading.values(m, metric)).to_numpy() for m in OTHERS}
+    obl = _values(runs, "oblivious_svm", metric)
+    return {STUDENT_LABELS[m]: sign * obl.sub(_values(runs, m, metric)).to_numpy() for m in OTHERS}
 
 
-def _smallest_true_error(reading, claim):
+def _smallest_true_error(runs, claim, seed):
     """Family over the other methods (Holm): error(other) − error(oblivious) > 0, fair labels."""
-    gaps = _error_gaps(reading, "error_true", -1.0)
-    result, stability = judge_claim(
-        claim,
-        gaps,
-        seed=stability_seed("students", "oblivious_smallest_true_error", reading.name),
-    )
-    obl = reading.values("oblivious_svm", "error_true")
+    gaps = _error_gaps(runs, "error_true", -1.0)
+    result, stability = judge_claim(claim, gaps, seed=seed)
+    obl = _values(runs, "oblivious_svm", "error_true")
     detail = (
         "Per repetition, error w.r.t. the fair labels of the other method − oblivious SVM's"
         f" (paired), each > 0 (Holm over {len(gaps)}). Oblivious true error"
         f" {obl.mean():.3f}. {_listing(result)}. Deciding comparison ({result.deciding}):"
         f" {judgement_detail(result.judgement)}"
     )
-    return reading.verdict(
-        "oblivious_smallest_true_error",
+    return _outcome(
+        runs,
         result,
         stability,
         detail,
@@ -202,37 +152,31 @@ def _smallest_true_error(reading, claim):
     )
 
 
-def _observed_misleading(reading, claim):
+def _observed_misleading(runs, claim, seed):
     """Every comparison (Holm): observed labels favour the others, fair labels the oblivious."""
-    values = {
-        f"observed, {k}": v for k, v in _error_gaps(reading, "error_observed", 1.0).items()
-    } | {f"fair, {k}": v for k, v in _error_gaps(reading, "error_true", -1.0).items()}
-    result, stability = judge_claim(
-        claim,
-        values,
-        seed=stability_seed("students", "observed_error_misleading", reading.name),
-    )
-    means = {
-        label: (
-            reading.values(m, "error_observed").mean(),
-            reading.values(m, "error_true").mean(),
-        )
-        for m, label in STUDENT_LABELS.items()
+    values = {f"observed, {k}": v for k, v in _error_gaps(runs, "error_observed", 1.0).items()} | {
+        f"fair, {k}": v for k, v in _error_gaps(runs, "error_true", -1.0).items()
     }
+    result, stability = judge_claim(claim, values, seed=seed)
+    means = [
+        f"{label} {_values(runs, m, 'error_observed').mean():.3f}/"
+        f"{_values(runs, m, 'error_true').mean():.3f}"
+        for m, label in STUDENT_LABELS.items()
+    ]
     detail = (
         "Per repetition (paired): on the observed labels error(oblivious) − error(other) > 0,"
         " on the fair labels error(other) − error(oblivious) > 0, for each other method"
         f" ({len(values)} comparisons, Holm; the claim needs all). Mean errors observed/fair: "
-        + ", ".join(f"{k} {o:.3f}/{t:.3f}" for k, (o, t) in means.items())
+        + ", ".join(means)
         + f". {_listing(result)}. Deciding comparison ({result.deciding}):"
         f" {judgement_detail(result.judgement)}"
     )
-    return reading.verdict(
-        "observed_error_misleading",
+    return _outcome(
+        runs,
         result,
         stability,
         detail,
-        measured="; ".join(f"{k} {o:.3f}/{t:.3f}" for k, (o, t) in means.items()),
+        measured="; ".join(means),
         tolerance=f"each difference > 0 (smallest of interest {claim['margin']:g})",
     )
 
@@ -244,7 +188,7 @@ CHECKS = {
 }
 
 
-def students_verdicts(runs, reference, *, primary_reading, c_selections, scale):
+def students_verdicts(runs, reference, readings, *, c_selections, scale):
     """One :class:`Verdict` per (claim, reading) of §7.1's synthetic experiment.
 
     Parameters
@@ -253,56 +197,50 @@ def students_verdicts(runs, reference, *, primary_reading, c_selections, scale):
         Tidy run table (one row per variant, C selection, repetition, method).
     reference : mapping
         ``oblivious.students`` of ``config/paper_reference.yaml``.
-    primary_reading : str
-        ``"<variant>/<C selection>"`` of the primary reading.
+    readings : list of Reading
+        The study's readings (:func:`krepro.studies.students.readings.readings`); those with
+        runs are judged, the primary first, each with the repetitions it ran.
     c_selections : mapping
         ``students.c_selections`` of the config (rule, grid, methods of each C reading).
     scale : str
         The config's scale name.
     """
-    readings = _readings(runs)
-    if primary_reading not in readings:
-        raise ValueError(
-            f"the primary students reading {primary_reading!r} is not in the runs {readings}."
-        )
-    readings = [primary_reading] + [r for r in readings if r != primary_reading]
-    claims = reference["claims"]
-    out = []
-    for name in readings:
-        reading = _StudentsReading(
-            runs,
-            reference,
-            name,
-            primary=name == primary_reading,
-            c_selection=c_selections[name.split("/", 1)[1]],
-            scale=scale,
-        )
-        for claim_id, check in CHECKS.items():
-            out.append(check(reading, claims[claim_id]))
-    return out
-
-
-def students_section(table, runs, reference, *, primary_reading, c_selections, scale):
-    """The students :class:`Section`: verdicts per reading and the mean ± sd table."""
-    verdicts = students_verdicts(
-        runs,
+    claims = ClaimSet(
+        STUDY.name,
+        STUDY.paper.key,
         reference,
-        primary_reading=primary_reading,
-        c_selections=c_selections,
-        scale=scale,
+        scale,
+        frame=lambda reading, detail: (
+            f"Reading {reading.name}: {detail}"
+            + _reading_note(c_selections[reading.axes["c_selection"]])
+        ),
     )
+    guard = one_class_guard(_rates, reference["min_class_share"], preview=True)
+    judged = [
+        r.with_repetitions(int(r.select(runs)["repetition"].nunique()))
+        for r in primary_first(present(readings, runs))
+    ]
+    return judge_readings(claims, CHECKS, judged, lambda r: r.select(runs), guards=[guard])
+
+
+def students_section(table, runs, reference, readings, *, c_selections, scale):
+    """The students :class:`Section`: verdicts per reading and the mean ± sd table
+    (``table``: :func:`~krepro.studies.students.tables.aggregate`). Other parameters as
+    :func:`students_verdicts`."""
+    verdicts = students_verdicts(runs, reference, readings, c_selections=c_selections, scale=scale)
     rules = "; ".join(
         f"`{name}`: {spec['rule'].replace('_', ' ')} over C ∈"
         f" 2^{spec['log2_C_min']}…2^{spec['log2_C_max']} for"
         f" {', '.join(STUDENT_LABELS[m] for m in spec['methods'])}"
         for name, spec in c_selections.items()
     )
+    names = dict.fromkeys(v.protocol for v in verdicts)
+    primary = next(v.protocol for v in verdicts if v.primary)
     intro = (
-        "Readings (generator/C selection): "
-        f"{', '.join(dict.fromkeys(v.protocol for v in verdicts))}; primary"
-        f" {primary_reading}. Generators: `paper` is the text with its typo resolved"
-        " (Y0 = 1{U ≤ X0/4}); the paper gives no mean and sd of the truncated normal X0, and"
-        " the values used (config `students.variants.paper.mu`, `.sigma`: the authors' code's)"
+        f"Readings (generator/C selection): {', '.join(names)}; primary {primary}."
+        " Generators: `paper` is the text with its typo resolved (Y0 = 1{U ≤ X0/4}); the"
+        " paper gives no mean and sd of the truncated normal X0, and the values used (config"
+        " `students.variants.paper.mu`, `.sigma`: the authors' code's)"
         " are a reading choice. `authors_code` is `SVM_Example.py`'s generator (balanced S,"
         f" θ = 2.5, true label Y0·1{{X0 ≥ θ}}). C selection: {rules}; the paper gives no rule."
         + (
@@ -315,35 +253,16 @@ def students_section(table, runs, reference, *, primary_reading, c_selections, s
         + " Fig. 3 (`figures/oblivious_fig3.png`) draws every reading, one row each,"
         " primary first."
     )
-    shown = table.copy()
-    for metric in ("error_observed", "error_true", "beta", "deo", "positive_rate"):
-        shown[metric] = [
-            f"{m:.3f} ± {s:.3f}"
-            for m, s in zip(shown[f"{metric}_mean"], shown[f"{metric}_sd"], strict=True)
-        ]
-    shown["reading"] = [
-        f"{v}/{c}" for v, c in zip(shown["variant"], shown["c_selection"], strict=True)
-    ]
-    columns = [
-        "reading",
-        "label",
-        "error_observed",
-        "error_true",
-        "beta",
-        "deo",
-        "positive_rate",
-        "n_reps",
-    ]
     body = [
         "### Means ± sd over repetitions",
         "",
         "`positive_rate` is the share of positive test predictions: a classifier near 0 or 1"
         " predicts one class, and its e_β and DEO are then ~0 trivially.",
         "",
-        markdown_table(shown[columns]),
+        markdown_table(display_table(table)),
     ]
     return Section(
-        experiment="students",
+        experiment=STUDY.name,
         title="Synthetic students (paper §7.1, Fig. 3)",
         intro=intro,
         verdicts=verdicts,
@@ -363,14 +282,14 @@ def summary(job, log):
     atomic_write_text(out.runs, runs.to_csv(index=False))
     atomic_write_text(out.table, aggregate(runs).to_csv(index=False))
 
-    plot_students(pd.read_csv(out.runs), pd.read_csv(out.table), out.figure, params.readings)
+    readings = primary_first(params.readings)
+    plot_students(pd.read_csv(out.runs), pd.read_csv(out.table), out.figure, readings)
 
-    reference = job.params.reference
     section = students_section(
         pd.read_csv(out.table),
         pd.read_csv(out.runs),
-        reference,
-        primary_reading=params.primary_reading,
+        params.reference,
+        readings,
         c_selections=params.c_selections,
         scale=params.scale,
     )

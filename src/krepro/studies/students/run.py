@@ -36,7 +36,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pandas as pd
 from sklearn.svm import SVC
 
 from krepro.data.students import students_sample
@@ -53,12 +52,10 @@ __all__ = [
     "METHODS",
     "METHOD_LABELS",
     "SOLVERS",
-    "aggregate",
     "fit",
     "method_selection",
     "run_repetition",
     "run_variant",
-    "tidy",
 ]
 
 METHODS = ("linear_svm", "linear_ferm", "oblivious_svm")
@@ -308,54 +305,6 @@ def run_variant(
             oblivious_solver=oblivious_solver,
         )
     return records
-
-
-COLUMNS = [
-    "variant",
-    "c_selection",
-    "c_rule",
-    "repetition",
-    "method",
-    "C",
-    "cv_accuracy",
-    "error_observed",
-    "error_true",
-    "beta",
-    "deo",
-    "positive_rate",
-    "seed",
-]
-
-
-def tidy(records):
-    """One row per (variant, C selection, repetition, method)."""
-    frame = pd.DataFrame.from_records(records)[COLUMNS]
-    order = {m: k for k, m in enumerate(METHODS)}
-    return frame.sort_values(
-        ["variant", "c_selection", "method", "repetition"],
-        key=lambda c: c.map(order) if c.name == "method" else c,
-        kind="stable",
-    ).reset_index(drop=True)
-
-
-def aggregate(runs):
-    """Mean and sd (ddof = 1) per (variant, C selection, method) of the errors, e_β, DEO and
-    the positive rate."""
-    rows = []
-    keys = ["variant", "c_selection", "method"]
-    for (variant, c_selection, method), group in runs.groupby(keys, sort=False):
-        row = {
-            "variant": variant,
-            "c_selection": c_selection,
-            "method": method,
-            "label": METHOD_LABELS[method],
-        }
-        for metric in ("error_observed", "error_true", "beta", "deo", "positive_rate"):
-            row[f"{metric}_mean"] = float(group[metric].mean())
-            row[f"{metric}_sd"] = float(group[metric].std(ddof=1)) if len(group) > 1 else np.nan
-        row["n_reps"] = len(group)
-        rows.append(row)
-    return pd.DataFrame(rows)
 
 
 def fit(job, log):
