@@ -1,8 +1,9 @@
 """Paper vs reproduced for the Adult experiment (§7.1, Table 1): the verdicts, the report
 section and the summary job.
 
-Every (protocol, grid) reading runs ``adult.n_splits`` random train/test splits at the
-paper's sizes, each with its own cross-validation. The verdicts read the per-split values
+Every reading (:mod:`krepro.studies.adult.readings`) runs random train/test splits at the
+paper's sizes (the primary ``adult.n_splits``, the others the first ``adult.reading_splits``
+of them), each with its own cross-validation. The verdicts read the per-split values
 (``adult/adult.csv``), never Table 1's means alone; the paper's numbers and every test,
 margin and level come from ``config/paper_reference.yaml``:
 
