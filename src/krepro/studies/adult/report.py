@@ -263,15 +263,14 @@ def _check_ferm_raises_beta(ctx, claim, seed):
     what = "e_β(FERM) − e_β(SVM), paired per split, per kernel (Holm)"
     methods = [f"{f}_{k}" for k in kernels for f in ("svm", "ferm")]
     outcome = _family(ctx, claim, seed, values, what, methods)
-    paper = ctx.table1
+    rows = ctx.table1
+    relative = ", ".join(f"{rows[f'ferm_{k}']['relative_beta_percent']:g} %" for k in KERNELS)
+    beta = ", ".join(
+        f"{rows[f'ferm_{k}']['beta'] - rows[f'svm_{k}']['beta']:+.2f}" for k in KERNELS
+    )
     return outcome.replace(
         measured=", ".join(f"{k} {j.effect:+.3f}" for k, j in outcome.judgement.members.items()),
-        paper_value=", ".join(f"{paper[f'ferm_{k}']['relative_beta_percent']:g} %" for k in KERNELS)
-        + " (e_β "
-        + ", ".join(
-            f"{paper[f'ferm_{k}']['beta'] - paper[f'svm_{k}']['beta']:+.2f}" for k in KERNELS
-        )
-        + ")",
+        paper_value=f"{relative} (e_β {beta})",
     )
 
 
