@@ -12,10 +12,14 @@ from scipy import stats
 from scipy.stats import binomtest
 
 from krepro.stats import (
+    agresti_coull_sd,
+    cochran_q,
+    floored_deviation_sd,
     holm_adjusted,
     holm_levels,
     paired,
     repetitions_for_half_width,
+    rmse_ratio,
     wilson_interval,
 )
 
@@ -94,3 +98,49 @@ def test_paired_differences_are_per_split():
     assert d["mean"] == pytest.approx(1.0)
     assert d["sd"] == pytest.approx(0.5)
     assert d["n"] == 3
+
+
+# --------------------------------------------------------------------------- paired 0/1 outcomes
+
+
+def test_cochran_q_for_two_settings_is_mcnemar():
+    rng = np.random.default_rng(0)
+    pairs = rng.integers(0, 2, size=(300, 2))
+    b = np.sum((pairs[:, 0] == 1) & (pairs[:, 1] == 0))
+    c = np.sum((pairs[:, 0] == 0) & (pairs[:, 1] == 1))
+    q, p = cochran_q(pairs)
+    assert q == pytest.approx((b - c) ** 2 / (b + c))
+    assert p == pytest.approx(stats.chi2.sf(q, 1))
+    assert cochran_q(np.ones((10, 3))) == (0.0, 1.0)
+
+
+def test_agresti_coull_sd_is_never_zero_and_near_the_sample_sd():
+    assert agresti_coull_sd(40, 40) == pytest.approx(np.sqrt(42 / 44 * 2 / 44))
+    assert agresti_coull_sd(0, 40) > 0
+    indicators = (np.arange(2000) < 1900).astype(float)
+    assert agresti_coull_sd(indicators.sum(), 2000) == pytest.approx(
+        indicators.std(ddof=1), rel=0.01
+    )
+
+
+def test_floored_deviation_sd_keeps_the_sample_sd_above_its_floor():
+    n = 40
+    alike = np.zeros((n, 3))  # every repetition deviates alike: sample sd 0
+    np.testing.assert_allclose(floored_deviation_sd(alike), np.sqrt(0.5 / (n + 4)))
+    spread = np.random.default_rng(1).normal(0, 1, size=(n, 2))
+    np.testing.assert_allclose(floored_deviation_sd(spread), spread.std(axis=0, ddof=1))
+    assert np.isnan(floored_deviation_sd(np.zeros((1, 2)))).all()
+
+
+def test_rmse_ratio_and_its_delta_method_spread():
+    rng = np.random.default_rng(2)
+    base = rng.gamma(4.0, 0.25, size=4000)
+    errors = np.column_stack([base, 4.0 * base, 4.0 * rng.gamma(4.0, 0.25, size=4000)])
+    ratio, sd = rmse_ratio(errors, 0, [1, 2])
+    np.testing.assert_allclose(ratio, np.sqrt(errors.mean(axis=0)[1:] / errors[:, 0].mean()))
+    assert sd[0] == pytest.approx(0.0, abs=1e-12)  # perfectly paired: no spread
+    # Independent columns: the delta method's sd of one repetition, R/2 sqrt(cv1² + cv2²).
+    cv = 0.5
+    assert sd[1] == pytest.approx(ratio[1] / 2 * np.sqrt(2 * cv**2), rel=0.05)
+    ratio, sd = rmse_ratio(errors[:1], 0, [1])
+    assert ratio[0] == pytest.approx(2.0) and np.isnan(sd[0])

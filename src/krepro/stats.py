@@ -1,6 +1,7 @@
 """Statistics shared by the studies' verdicts: paired differences, pooled and plain standard
 errors, the Wilson interval of a proportion, Holm's step-down procedure, and the number of
-repetitions an interval of a given width needs.
+repetitions an interval of a given width needs; for paired 0/1 outcomes Cochran's Q and
+spreads that are never zero (Agresti–Coull), and delta-method intervals of a ratio of RMSEs.
 
 Every study's report section draws its intervals from here, so that one claim form is judged
 the same way wherever it appears.
@@ -9,10 +10,13 @@ the same way wherever it appears.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
+from scipy.stats import chi2, norm
 from scipy.stats import t as student_t
 
 __all__ = [
+    "agresti_coull_sd",
+    "cochran_q",
+    "floored_deviation_sd",
     "holm_adjusted",
     "holm_levels",
     "mean_se",
@@ -20,6 +24,7 @@ __all__ = [
     "paired_differences",
     "pooled_mean_se",
     "repetitions_for_half_width",
+    "rmse_ratio",
     "t_quantile",
     "wilson_interval",
 ]
@@ -240,3 +245,113 @@ def repetitions_for_half_width(sd, half_width, tail, *, prediction=False, max_n=
     if n > max_n:
         return None
     return int(n)
+
+
+def cochran_q(indicators):
+    """Cochran's Q test that k paired binary outcomes have equal success probabilities.
+
+    Failing to reject is no evidence of equality: an equivalence claim needs an equivalence
+    test. For k = 2 it is McNemar's test (without continuity correction).
+
+    Parameters
+    ----------
+    indicators : array-like of shape (n_blocks, k)
+        Rows are blocks (repetitions), columns the k settings compared, which share the data
+        of a block (so that a test for independent samples would be wrong).
+
+    Returns
+    -------
+    q, p_value : float
+        ``p_value = 1`` when every block is all-0 or all-1 (no information).
+    """
+    x = np.asarray(indicators, dtype=float)
+    k = x.shape[1]
+    columns, rows = x.sum(axis=0), x.sum(axis=1)
+    total = rows.sum()
+    denominator = k * total - np.sum(rows**2)
+    if denominator <= 0:
+        return 0.0, 1.0
+    q = (k - 1) * (k * np.sum(columns**2) - total**2) / denominator
+    return float(q), float(chi2.sf(q, k - 1))
+
+
+def agresti_coull_sd(successes, n):
+    """Standard deviation of one 0/1 outcome at the Agresti–Coull estimate of its proportion.
+
+    :math:`\\sqrt{\\tilde p(1 - \\tilde p)}` with :math:`\\tilde p = (x + 2)/(n + 4)`: within
+    1 % of the sample standard deviation at thousands of repetitions and a proportion near
+    0.95 (where the t-interval of the indicators is as good as Wilson's), and never zero, so
+    that a t-interval of the mean indicator is never of zero width when every repetition
+    succeeded (or failed).
+
+    Parameters
+    ----------
+    successes : array-like
+        Successes per setting.
+    n : int
+        Repetitions.
+
+    Returns
+    -------
+    ndarray
+    """
+    smoothed = (np.asarray(successes) + 2.0) / (n + 4.0)
+    return np.sqrt(smoothed * (1.0 - smoothed))
+
+
+def floored_deviation_sd(deviations):
+    """Sample standard deviation of each column of paired deviations of 0/1 outcomes, floored.
+
+    The floor :math:`\\sqrt{0.5/(n + 4)}` is the standard deviation of two half-deviating
+    repetitions among n + 4 (the pseudo-counts of :func:`agresti_coull_sd`): repetitions
+    that deviate alike in every setting do not give a zero-width interval.
+
+    Parameters
+    ----------
+    deviations : ndarray of shape (n, k)
+        Per repetition, each setting's outcome minus a paired reference (e.g. the mean over
+        the settings of the repetition).
+
+    Returns
+    -------
+    ndarray of shape (k,)
+        ddof = 1; NaN with fewer than two repetitions.
+    """
+    n = deviations.shape[0]
+    if n < 2:
+        return np.full(deviations.shape[1:], np.nan)
+    return np.maximum(deviations.std(axis=0, ddof=1), np.sqrt(0.5 / (n + 4.0)))
+
+
+def rmse_ratio(squared_errors, reference, members):
+    """Ratios of root mean squared errors to a reference column, with delta-method spreads.
+
+    The ratio :math:`R_j = \\sqrt{m_j / m_{ref}}` of RMSEs (``m``: column means of the squared
+    errors) is not a mean of repetitions; its paired delta-method pseudo-values
+    :math:`R_j + (R_j/2)(e_j/m_j - e_{ref}/m_{ref})` have mean :math:`R_j`, and their standard
+    deviation is that of one repetition (a t-interval of the ratio with n repetitions).
+
+    Parameters
+    ----------
+    squared_errors : ndarray of shape (n, k)
+        Per repetition (rows, paired), the squared error of each setting.
+    reference : int
+        Column of the reference setting.
+    members : sequence of int
+        Columns whose ratio to the reference is wanted.
+
+    Returns
+    -------
+    ratio, sd : ndarray
+        Per member: the ratio and the pseudo-values' standard deviation (ddof = 1; NaN with
+        fewer than two repetitions).
+    """
+    error = squared_errors
+    means = error.mean(axis=0)
+    ratios, sds = [], []
+    for j in members:
+        ratio = np.sqrt(means[j] / means[reference])
+        pseudo = ratio / 2.0 * (error[:, j] / means[j] - error[:, reference] / means[reference])
+        ratios.append(ratio)
+        sds.append(pseudo.std(ddof=1) if error.shape[0] > 1 else np.nan)
+    return np.array(ratios, dtype=float), np.array(sds, dtype=float)
