@@ -5,7 +5,16 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from krepro.studies.readings import Reading, grid_readings, present, primary_first, the_primary
+from krepro.studies.readings import (
+    Reading,
+    counted_readings,
+    grid_readings,
+    job_repetitions,
+    present,
+    primary_first,
+    readings_markdown,
+    the_primary,
+)
 
 
 def test_grid_readings_in_axis_order_with_one_primary():
@@ -40,3 +49,41 @@ def test_select_and_present_read_the_axes_that_are_columns():
     assert list(a.select(frame)["value"]) == [1, 2]
     assert present([a, c], frame) == [a]
     assert a.with_repetitions(2).repetitions == 2 and a.repetitions is None
+
+
+def test_job_repetitions_run_the_most_repetitions_of_the_readings_a_job_fits():
+    readings = grid_readings(
+        {"centring": ["centred", "uncentred"], "kernel": ["rbf", "linear"]},
+        {"centring": "centred", "kernel": "rbf"},
+        repetitions=20,
+        other_repetitions=3,
+    )
+    assert job_repetitions(readings, ("centring",)) == {("centred",): 20, ("uncentred",): 3}
+    assert list(job_repetitions(readings, ("kernel", "centring"))) == [
+        ("rbf", "centred"),
+        ("linear", "centred"),
+        ("rbf", "uncentred"),
+        ("linear", "uncentred"),
+    ]
+
+
+def test_readings_markdown_one_table_per_reading_with_rows():
+    frame = pd.DataFrame({"variant": ["b", "a", "b"], "value": [1, 2, 3]})
+    readings = [Reading("a", {"variant": "a"}), Reading("b", {"variant": "b"}, primary=False)]
+    readings.append(Reading("c", {"variant": "c"}, primary=False))
+    text = readings_markdown(frame, readings, lambda rows: str(list(rows["value"])))
+    assert text == "**a**\n\n[2]\n\n**b**\n\n[1, 3]"
+
+
+def test_counted_readings_take_their_repetitions_from_the_table_and_need_the_primary():
+    runs = pd.DataFrame({"variant": ["a", "a", "b"], "value": [1, 2, 3]})
+    table = pd.DataFrame({"variant": ["a", "a", "b"], "n_reps": [5, 4, 2]})
+    a = Reading("a", {"variant": "a"}, repetitions=20)
+    b = Reading("b", {"variant": "b"}, primary=False)
+    c = Reading("c", {"variant": "c"}, primary=False)
+    assert counted_readings([a, b, c], runs, table) == [
+        a.with_repetitions(4),
+        b.with_repetitions(2),
+    ]
+    with pytest.raises(ValueError, match="exactly one reading must be primary"):
+        counted_readings([a, b], runs[runs["variant"] == "b"], table)

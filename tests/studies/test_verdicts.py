@@ -449,12 +449,10 @@ def _constructed_sections():
     for gains in ({"centred": 0.05, "uncentred": -0.05}, {"centred": 0.0}):
         table, runs = syn.synthetic_runs(gains)
         sections.append(
-            synthetic_section(table, runs, syn.SYN_REFERENCE, primary=syn.SYN_PRIMARY, scale="t")
+            synthetic_section(table, runs, syn.SYN_REFERENCE, syn.SYN_READINGS, scale="t")
         )
     table, runs = syn.synthetic_runs({"centred": 0.005}, n_reps=5, noise=0.03)
-    sections.append(
-        synthetic_section(table, runs, syn.SYN_REFERENCE, primary=syn.SYN_PRIMARY, scale="t")
-    )
+    sections.append(synthetic_section(table, runs, syn.SYN_REFERENCE, syn.SYN_READINGS, scale="t"))
     for mean, fast, reps, noise in (
         (8.0, 8.7, 20, 0.002),
         (10.0, 9.5, 20, 0.01),
@@ -466,7 +464,7 @@ def _constructed_sections():
         table, runs = park.parkinsons_runs(rmse, n_reps=reps, noise=noise)
         sections.append(
             parkinsons_section(
-                table, runs, None, park.PARK_REFERENCE, primary=park.PARK_PRIMARY, scale="t"
+                table, runs, None, park.PARK_REFERENCE, park.PARK_READINGS, scale="t"
             )
         )
     return sections

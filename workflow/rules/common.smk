@@ -77,12 +77,6 @@ def benchmarks(path):
     return f"{BENCHMARKS}/{path}"
 
 
-def dcm_repetitions(settings, **reading):
-    """The primary reading runs n_repetitions, every other reading reading_repetitions."""
-    primary = all(settings["primary"][axis] == value for axis, value in reading.items())
-    return settings["n_repetitions" if primary else "reading_repetitions"]
-
-
 def script_code(script, modules=()):
     """Digest of a rule's script and every krepro module it imports, transitively.
 

@@ -1,9 +1,18 @@
 """DCM paper, Table 4 and the Nyström landmark sweep on Parkinson's (target: dcm_parkinsons)."""
 
-# Readings: every combination of the protocol axes (config lists). The dimension reduction
-# depends on the centring: one job per (centring, repetition), or one per repetition for
-# every centring (below); the SVR kernels are fitted inside the job on the same projections.
+from krepro.studies.dcm_parkinsons.readings import FIT_AXES
+from krepro.studies.readings import job_repetitions
+
+# The readings (krepro.studies.dcm_parkinsons.readings). The dimension reduction depends on
+# the centring: one job per (centring, repetition), or one per repetition for every centring
+# (below); the SVR kernels are fitted inside the job on the same projections.
 DCM_PARK = config["dcm_parkinsons"]
+DCM_PARK_READINGS = study_readings("dcm_parkinsons")
+# Centring -> the repetitions (subject splits) of its readings.
+DCM_PARK_SPLITS = {
+    centring: n
+    for (centring,), n in job_repetitions(DCM_PARK_READINGS, FIT_AXES).items()
+}
 
 # What a split's fit depends on: everything but the repetition counts and the centrings
 # (the fit rules' wildcards and outputs).
@@ -16,8 +25,8 @@ DCM_PARK_SETTINGS = {
 
 DCM_PARK_RUNS = [
     results(f"dcm_parkinsons/runs/{centring}/rep-{rep}.json")
-    for centring in DCM_PARK["centring"]
-    for rep in range(dcm_repetitions(DCM_PARK, centring=centring))
+    for centring, n in DCM_PARK_SPLITS.items()
+    for rep in range(n)
 ]
 
 
@@ -50,12 +59,10 @@ rule dcm_parkinsons_fit:
 # Repetitions that every centring runs: one job fits all of them on the split (shared
 # split, scaling and sanity rows, one start-up); the primary reading's further
 # repetitions run alone (rule dcm_parkinsons_fit). Same output files either way.
-DCM_PARK_PAIRED = min(
-    dcm_repetitions(DCM_PARK, centring=centring) for centring in DCM_PARK["centring"]
-)
+DCM_PARK_PAIRED = min(DCM_PARK_SPLITS.values())
 
 
-if len(DCM_PARK["centring"]) > 1 and DCM_PARK_PAIRED > 0:
+if len(DCM_PARK_SPLITS) > 1 and DCM_PARK_PAIRED > 0:
 
     ruleorder: dcm_parkinsons_fit_readings > dcm_parkinsons_fit
 
@@ -65,7 +72,7 @@ if len(DCM_PARK["centring"]) > 1 and DCM_PARK_PAIRED > 0:
         output:
             **{
                 centring: results(f"dcm_parkinsons/runs/{centring}/rep-{{rep}}.json")
-                for centring in DCM_PARK["centring"]
+                for centring in DCM_PARK_SPLITS
             },
         log:
             logs("dcm_parkinsons/fit/readings/rep-{rep}.log"),
@@ -79,7 +86,7 @@ if len(DCM_PARK["centring"]) > 1 and DCM_PARK_PAIRED > 0:
             runtime=60,
         params:
             seed=config["seed"],
-            centrings=DCM_PARK["centring"],
+            centrings=list(DCM_PARK_SPLITS),
             sweep_centring=DCM_PARK["primary"]["centring"],
             settings=DCM_PARK_SETTINGS,
             entry=job_entry("dcm_parkinsons", "fit"),
@@ -125,7 +132,7 @@ rule dcm_parkinsons_summary:
     params:
         reference=study_reference("dcm_parkinsons"),
         scale=config["scale"],
-        primary=DCM_PARK["primary"],
+        readings=DCM_PARK_READINGS,
         entry=job_entry("dcm_parkinsons", "summary"),
         code=job_code("dcm_parkinsons", "summary"),
     script:

@@ -1,16 +1,20 @@
 """DCM paper, Table 3 and Fig. 2: DCM vs DICA, COIR and an SVM (target: dcm_synthetic)."""
 
+from krepro.studies.dcm_synthetic.readings import FIT_AXES
+from krepro.studies.readings import job_repetitions
+
 DCM_SYN = config["dcm_synthetic"]
-# Readings: every combination of the protocol axes (config lists). The data and the
-# dimension reduction depend on (centring, b_scale): one job per such reading; the
-# classifiers are fitted inside the job on the same projections.
-DCM_SYN_RUNS = expand(
-    results("dcm_synthetic/runs/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.json"),
-    centring=DCM_SYN["centring"],
-    b_scale=DCM_SYN["b_scale"],
-    eta=DCM_SYN["etas"],
-    gamma=DCM_SYN["gammas"],
-)
+# The readings (krepro.studies.dcm_synthetic.readings). The data and the dimension reduction
+# depend on (centring, b_scale): one job per such pair and (η, γ), with the repetitions of its
+# readings; the classifiers are fitted inside the job on the same projections.
+DCM_SYN_READINGS = study_readings("dcm_synthetic")
+DCM_SYN_FITS = job_repetitions(DCM_SYN_READINGS, FIT_AXES)
+DCM_SYN_RUNS = [
+    results(f"dcm_synthetic/runs/{centring}_b-{b_scale}/eta-{eta}_gamma-{gamma}.json")
+    for centring, b_scale in DCM_SYN_FITS
+    for eta in DCM_SYN["etas"]
+    for gamma in DCM_SYN["gammas"]
+]
 DCM_SYN_READING_KEYS = (
     "fig2",
     "etas",
@@ -44,9 +48,7 @@ rule dcm_synthetic_fit:
         runtime=20,
     params:
         seed=config["seed"],
-        n_repetitions=lambda w: dcm_repetitions(
-            DCM_SYN, centring=w.centring, b_scale=w.b_scale
-        ),
+        n_repetitions=lambda w: DCM_SYN_FITS[w.centring, w.b_scale],
         settings={k: v for k, v in DCM_SYN.items() if k not in DCM_SYN_READING_KEYS},
         entry=job_entry("dcm_synthetic", "fit"),
         code=job_code("dcm_synthetic", "fit"),
@@ -113,7 +115,7 @@ rule dcm_synthetic_summary:
     params:
         reference=study_reference("dcm_synthetic"),
         scale=config["scale"],
-        primary=DCM_SYN["primary"],
+        readings=DCM_SYN_READINGS,
         entry=job_entry("dcm_synthetic", "summary"),
         code=job_code("dcm_synthetic", "summary"),
     script:

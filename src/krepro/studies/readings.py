@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 __all__ = [
     "Reading",
     "axes_name",
+    "counted_readings",
     "grid_readings",
+    "job_repetitions",
     "present",
     "primary_first",
+    "readings_markdown",
     "the_primary",
 ]
 
@@ -135,3 +138,47 @@ def primary_first(readings: Iterable[Reading]) -> list[Reading]:
 def present(readings: Iterable[Reading], frame) -> list[Reading]:
     """The readings that have rows in ``frame``, in their order."""
     return [r for r in readings if len(r.select(frame))]
+
+
+def counted_readings(
+    readings: Iterable[Reading], runs, table, column: str = "n_reps"
+) -> list[Reading]:
+    """The readings that have rows in ``runs``, each with the repetitions its rows of
+    ``table`` count (the least of ``column``).
+
+    Raises
+    ------
+    ValueError
+        When the primary reading has no rows.
+    """
+    counted = [
+        r.with_repetitions(int(r.select(table)[column].min())) for r in present(readings, runs)
+    ]
+    the_primary(counted)
+    return counted
+
+
+def job_repetitions(readings: Iterable[Reading], axes: Sequence[str]) -> dict[tuple, int]:
+    """The repetitions of each job where one job runs every reading that shares its values of
+    ``axes`` (the other axes fitted inside the job, on the same draws).
+
+    Returns
+    -------
+    dict of tuple to int
+        The job's values of ``axes`` → the most repetitions of its readings, in the readings'
+        order.
+    """
+    jobs: dict[tuple, int] = {}
+    for reading in readings:
+        key = tuple(reading.axes[axis] for axis in axes)
+        jobs[key] = max(jobs.get(key, 0), reading.repetitions)
+    return jobs
+
+
+def readings_markdown(table, readings: Iterable[Reading], render: Callable) -> str:
+    """One Markdown table per reading that has rows in ``table`` (``render(rows)``), each
+    under the reading's name in bold."""
+    out = []
+    for reading in present(readings, table):
+        out += [f"**{reading.name}**", "", render(reading.select(table)), ""]
+    return "\n".join(out).rstrip()

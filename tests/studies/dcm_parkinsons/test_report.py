@@ -8,8 +8,9 @@ import pytest
 import yaml
 from threadpoolctl import threadpool_limits
 
-from krepro.studies.dcm_parkinsons import run as dcm_parkinsons
-from krepro.studies.dcm_parkinsons.report import parkinsons_section
+from krepro.studies.dcm_parkinsons.readings import readings
+from krepro.studies.dcm_parkinsons.report import parkinsons_section, parkinsons_verdicts
+from krepro.studies.dcm_parkinsons.tables import aggregate
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
@@ -68,19 +69,27 @@ def parkinsons_runs(rmse, n_reps=20, seed=0, noise=0.01, fast_seconds=0.003):
                     }
                 )
     runs = pd.DataFrame(rows)
-    return dcm_parkinsons.aggregate(runs), runs
+    return aggregate(runs), runs
 
 
 PARK_PRIMARY = {"centring": "centred", "svr_kernel": "rbf"}
+#: Every reading of the default axes; a report judges those its runs hold.
+PARK_READINGS = readings(
+    {
+        "centring": ["centred", "uncentred"],
+        "svr_kernel": ["rbf", "linear"],
+        "primary": PARK_PRIMARY,
+        "n_repetitions": 20,
+        "reading_repetitions": 3,
+    }
+)
 
 
 def _by_claim(table, runs, scale="paper"):
-    section = parkinsons_section(
-        table, runs, None, PARK_REFERENCE, primary=PARK_PRIMARY, scale=scale
-    )
-    for record in section.verdicts:
+    verdicts = parkinsons_verdicts(table, runs, PARK_REFERENCE, PARK_READINGS, scale=scale)
+    for record in verdicts:
         assert not detail_disagreements(record), (record.claim_id, record.detail)
-    return {v.claim_id: v for v in section.verdicts}
+    return {v.claim_id: v for v in verdicts}
 
 
 def _rmse(mean=8.0, others=9.0, **changes):
@@ -146,7 +155,7 @@ def test_parkinsons_without_fast_methods_is_inconclusive_not_contradicted():
     rmse = _rmse(mean=10.0)
     _, runs = parkinsons_runs(rmse)
     runs = runs[runs["version"] != "fast"]
-    verdicts = _by_claim(dcm_parkinsons.aggregate(runs), runs)
+    verdicts = _by_claim(aggregate(runs), runs)
     for claim_id in ("dcm_beats_baselines", "fast_as_accurate", "fast_much_faster"):
         assert verdicts[claim_id].verdict == INCONCLUSIVE, claim_id
 
@@ -179,3 +188,33 @@ def test_parkinsons_fast_better_than_standard_maintains_accuracy():
     rmse[("dcm", "standard")], rmse[("dcm", "fast")] = 10.0, 9.1
     fast = _by_claim(*parkinsons_runs(rmse))["fast_as_accurate"]
     assert fast.verdict == REPRODUCED and fast.effect > 0.05
+
+
+def test_parkinsons_verdicts_every_claim_of_each_reading_run_primary_first():
+    rmse = _rmse(mean=10.0)
+    rmse[("dcm", "standard")] = rmse[("dcm", "fast")] = 8.7
+    table, runs = parkinsons_runs(rmse, n_reps=8)
+    linear = runs.assign(svr_kernel="linear")
+    runs = pd.concat([linear, runs], ignore_index=True)
+    table = aggregate(runs)
+    records = parkinsons_verdicts(table, runs, PARK_REFERENCE, PARK_READINGS, scale="quick")
+    claims = ["informative", "dcm_beats_baselines", "fast_as_accurate", "fast_much_faster"]
+    assert [(r.protocol, r.claim_id) for r in records] == [
+        (reading, claim)
+        for reading in ("centring=centred, svr_kernel=rbf", "centring=centred, svr_kernel=linear")
+        for claim in claims
+    ]
+    assert [r.primary for r in records] == [True] * 4 + [False] * 4
+    assert {(r.verdict, r.n_repetitions) for r in records} == {(REPRODUCED, 8)}
+    section = parkinsons_section(table, runs, None, PARK_REFERENCE, PARK_READINGS, scale="quick")
+    assert section.verdicts == records
+    assert "Table 4 under the primary reading (centring=centred, svr_kernel=rbf)" in section.body
+
+
+def test_parkinsons_readings_run_the_splits_of_their_centring():
+    assert [(r.name, r.primary, r.repetitions) for r in PARK_READINGS] == [
+        ("centring=centred, svr_kernel=rbf", True, 20),
+        ("centring=centred, svr_kernel=linear", False, 20),
+        ("centring=uncentred, svr_kernel=rbf", False, 3),
+        ("centring=uncentred, svr_kernel=linear", False, 3),
+    ]

@@ -9,7 +9,9 @@ from threadpoolctl import threadpool_limits
 
 from krepro.data.parkinsons import FEATURES, Parkinsons
 from krepro.studies.dcm_parkinsons import run as dcm_parkinsons
+from krepro.studies.dcm_parkinsons.readings import readings
 from krepro.studies.dcm_parkinsons.report import parkinsons_section
+from krepro.studies.dcm_parkinsons.tables import aggregate, sweep_table, tidy
 from tests.studies.dcm_parkinsons.test_report import PARK_REFERENCE
 
 
@@ -61,9 +63,9 @@ def test_parkinsons_records_tables_and_section():
                 centring=centring,
                 sweep=centring == "centred",
             )
-    runs = dcm_parkinsons.tidy(records)
+    runs = tidy(records)
     assert runs["rmse"].gt(0).all()
-    table = dcm_parkinsons.aggregate(runs)
+    table = aggregate(runs)
     assert list(table.columns) == [
         "centring",
         "svr_kernel",
@@ -78,7 +80,7 @@ def test_parkinsons_records_tables_and_section():
     ]
     assert set(table["version"]) == {"baseline", "standard", "fast"}
     assert len(table) == 2 * 2 * 2 * (2 + 4 + 4)
-    sweep = dcm_parkinsons.sweep_table(runs)
+    sweep = sweep_table(runs)
     assert set(sweep["n_landmarks"]) == {5, 10}
     assert set(sweep["centring"]) == {"centred"} and set(sweep["svr_kernel"]) == {"rbf"}
     # The sweep's M = n_landmarks row is FastDCM itself (same landmarks, same projections):
@@ -94,7 +96,19 @@ def test_parkinsons_records_tables_and_section():
     fast = [r for r in records if r["version"] == "fast" and r["centring"] == "centred"]
     assert len({(r["repetition"], r["target"], r["rank"]) for r in fast}) == 6
     section = parkinsons_section(
-        table, runs, sweep, RUN_REFERENCE, primary=PARK["primary"], scale="tiny"
+        table,
+        runs,
+        sweep,
+        RUN_REFERENCE,
+        readings(
+            {
+                **PARK,
+                "centring": ["centred", "uncentred"],
+                "n_repetitions": 3,
+                "reading_repetitions": 3,
+            }
+        ),
+        scale="tiny",
     )
     assert len(section.verdicts) == 4 * 4  # 4 claims × 4 readings
     assert sum(v.primary for v in section.verdicts) == 4

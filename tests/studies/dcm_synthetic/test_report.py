@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
-from krepro.studies.dcm_synthetic import run as dcm_synthetic
-from krepro.studies.dcm_synthetic.readings import merge_identical
-from krepro.studies.dcm_synthetic.report import synthetic_section
+from krepro.studies.dcm_synthetic.readings import readings
+from krepro.studies.dcm_synthetic.report import synthetic_section, synthetic_verdicts
+from krepro.studies.dcm_synthetic.tables import aggregate
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
@@ -22,6 +23,17 @@ SYN_REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf
 ]
 SYN_PRIMARY = {"centring": "centred", "classifier": "rbf", "b_scale": "gaussian"}
 PRIMARY_NAME = "centring=centred, classifier=rbf, b_scale=gaussian"
+#: Every reading of the default axes; a report judges those its runs hold.
+SYN_READINGS = readings(
+    {
+        "centring": ["centred", "uncentred"],
+        "classifier": ["rbf", "linear"],
+        "b_scale": ["gaussian", "unit"],
+        "primary": SYN_PRIMARY,
+        "n_repetitions": 20,
+        "reading_repetitions": 2,
+    }
+)
 
 
 def synthetic_runs(dcm_gain, n_reps=20, seed=0, noise=0.002, dica_offset=0.0, level=0.7):
@@ -56,20 +68,18 @@ def synthetic_runs(dcm_gain, n_reps=20, seed=0, noise=0.002, dica_offset=0.0, le
                 for method, value in accuracy.items()
             ]
     runs = pd.DataFrame(rows)
-    return dcm_synthetic.aggregate(runs), runs
+    return aggregate(runs), runs
 
 
 def _record(table, runs, scale="paper"):
-    (record,) = synthetic_section(
-        table, runs, SYN_REFERENCE, primary=SYN_PRIMARY, scale=scale
-    ).verdicts
+    (record,) = synthetic_verdicts(table, runs, SYN_REFERENCE, SYN_READINGS, scale=scale)
     assert not detail_disagreements(record), record.detail
     return record
 
 
 def test_synthetic_one_verdict_per_reading_primary_marked_and_fragile():
     table, runs = synthetic_runs({"centred": 0.05, "uncentred": -0.05})
-    section = synthetic_section(table, runs, SYN_REFERENCE, primary=SYN_PRIMARY, scale="paper")
+    section = synthetic_section(table, runs, SYN_REFERENCE, SYN_READINGS, scale="paper")
     by_reading = {v.protocol: v for v in section.verdicts}
     centred = by_reading[PRIMARY_NAME]
     uncentred = by_reading["centring=uncentred, classifier=rbf, b_scale=gaussian"]
@@ -112,10 +122,28 @@ def test_synthetic_chance_level_settings_are_left_out():
     assert "chance level" in record.detail
 
 
-def test_merge_identical_counts_numerically_equal_series_once():
-    same = np.array([0.01, 0.02, 0.03])
-    merged, groups = merge_identical({"a": same, "b": same + 0.001, "c": same + 0.05}, tol=0.002)
-    assert list(merged) == ["a = b", "c"]
-    np.testing.assert_allclose(merged["a = b"], same + 0.0005)
-    ((names, mean, top),) = groups
-    assert names == ("a", "b") and np.isclose(mean, 0.001) and np.isclose(top, 0.001)
+def test_synthetic_verdicts_one_record_per_reading_run_in_declared_order():
+    table, runs = synthetic_runs({"uncentred": -0.05, "centred": 0.05}, n_reps=6)
+    records = synthetic_verdicts(table, runs, SYN_REFERENCE, SYN_READINGS, scale="quick")
+    assert [(r.protocol, r.primary, r.verdict, r.n_repetitions) for r in records] == [
+        (PRIMARY_NAME, True, REPRODUCED, 6),
+        ("centring=uncentred, classifier=rbf, b_scale=gaussian", False, NOT_REPRODUCED, 6),
+    ]
+    assert {(r.experiment, r.paper, r.claim_id) for r in records} == {
+        ("dcm_synthetic", "dcm", "dcm_beats_baselines")
+    }
+
+
+def test_synthetic_verdicts_need_the_primary_reading_run():
+    table, runs = synthetic_runs({"uncentred": 0.05})
+    with pytest.raises(ValueError, match="primary"):
+        synthetic_verdicts(table, runs, SYN_REFERENCE, SYN_READINGS, scale="quick")
+
+
+def test_readings_run_the_repetitions_of_their_fit_job():
+    by_name = {r.name: r for r in SYN_READINGS}
+    assert len(SYN_READINGS) == 8 and [r.primary for r in SYN_READINGS].count(True) == 1
+    assert SYN_READINGS[0].name == PRIMARY_NAME
+    # The linear classifier is fitted in the primary's (centring, b_scale) job.
+    assert by_name["centring=centred, classifier=linear, b_scale=gaussian"].repetitions == 20
+    assert by_name["centring=centred, classifier=rbf, b_scale=unit"].repetitions == 2

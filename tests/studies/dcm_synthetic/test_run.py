@@ -8,7 +8,9 @@ import yaml
 from threadpoolctl import threadpool_limits
 
 from krepro.studies.dcm_synthetic import run as dcm_synthetic
+from krepro.studies.dcm_synthetic.readings import readings
 from krepro.studies.dcm_synthetic.report import synthetic_section
+from krepro.studies.dcm_synthetic.tables import aggregate, tidy
 
 SYN = {
     "n_domains": 5,
@@ -45,7 +47,7 @@ def test_synthetic_records_table_and_section():
             records += dcm_synthetic.run_setting(
                 seed=1, eta=0.2, gamma=gamma, n_repetitions=3, settings=SYN, centring=centring
             )
-    runs = dcm_synthetic.tidy(records)
+    runs = tidy(records)
     assert len(runs) == 2 * 2 * 3 * len(SYN["methods"]) * len(SYN["classifier"])
     assert runs["accuracy"].between(0, 1).all()
     # Common random numbers: both γ and both centrings see the same data.
@@ -54,7 +56,7 @@ def test_synthetic_records_table_and_section():
     # Binary labels: one informative DCM/COIR component when centred, two uncentred.
     dcm = runs[runs["method"] == "dcm"].groupby("centring")["n_components"].max()
     assert dcm["centred"] == 1 and dcm["uncentred"] == 2
-    table = dcm_synthetic.aggregate(runs)
+    table = aggregate(runs)
     assert list(table.columns) == [
         "centring",
         "classifier",
@@ -69,12 +71,20 @@ def test_synthetic_records_table_and_section():
     assert set(table["centring"]) == {"centred", "uncentred"}
     assert set(table["classifier"]) == {"rbf", "linear"}
     assert (table["n_reps"] == 3).all()
-    again = dcm_synthetic.tidy(
+    again = tidy(
         dcm_synthetic.run_setting(seed=1, eta=0.2, gamma=0.1, n_repetitions=3, settings=SYN)
     )
     first = runs[(runs["gamma"] == 0.1) & (runs["centring"] == "centred")]
     np.testing.assert_array_equal(again["accuracy"], first["accuracy"].to_numpy())
-    section = synthetic_section(table, runs, SYN_REFERENCE, primary=SYN_PRIMARY, scale="tiny")
+    settings = {
+        "centring": ["centred", "uncentred"],
+        "classifier": SYN["classifier"],
+        "b_scale": ["gaussian"],
+        "primary": SYN_PRIMARY,
+        "n_repetitions": 3,
+        "reading_repetitions": 3,
+    }
+    section = synthetic_section(table, runs, SYN_REFERENCE, readings(settings), scale="tiny")
     assert len(section.verdicts) == 4  # one claim × (2 centrings × 2 classifiers)
     assert sum(v.primary for v in section.verdicts) == 1
     # Three repetitions: the intervals are wide, and no record is gated on a count.

@@ -1,8 +1,9 @@
 """DCM (Wu 2021), Table 4: standard and Nyström DCM, DICA and COIR with ε-SVR on UCI
 Parkinson's Telemonitoring (subjects = domains), plus a Nyström landmark sweep.
 
-:mod:`.run` splits the subjects and fits (job ``fit``: one split under one or every
-centring), :mod:`.report` aggregates, checks the paper's claims and writes the section (job
+:mod:`.readings` declares the readings of the protocol, :mod:`.run` splits the subjects and
+fits (job ``fit``: one split under one or every centring), :mod:`.tables` builds Table 4 and
+the sweep, :mod:`.report` checks the paper's claims and writes the section (job
 ``summary``), :mod:`.figures` draws the landmark sweep.
 """
 
@@ -27,4 +28,5 @@ STUDY = Study(
     jobs={"fit": "run:fit", "summary": "report:summary"},
     datasets=("parkinsons",),
     reference=("dcm", "parkinsons"),
+    readings="readings:readings",
 )

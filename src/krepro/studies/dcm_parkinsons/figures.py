@@ -5,9 +5,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import seaborn as sns
 
-from krepro.studies.dcm_parkinsons.run import AXES, reading_name
-from krepro.studies.dcm_synthetic.readings import select_reading
+from krepro.studies.dcm_parkinsons.readings import AXES
 from krepro.studies.figures import save_figure
+from krepro.studies.readings import Reading, axes_name
 
 __all__ = ["plot_nystrom"]
 
@@ -17,8 +17,9 @@ def plot_nystrom(sweep, table, path):
     (dashed) and the training-mean predictor (dotted) as references, for the reading of the
     sweep (the primary one)."""
     sns.set_theme(style="whitegrid", context="paper")
-    reading = {a: sweep[a].iloc[0] for a in AXES if a in sweep and len(sweep)}
-    table = select_reading(table, reading)
+    axes = {a: sweep[a].iloc[0] for a in AXES if a in sweep and len(sweep)}
+    reading = Reading(axes_name(axes), axes)
+    table = reading.select(table)
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
     for target, color in (("motor", "#1b9e77"), ("total", "#7570b3")):
         part = sweep[sweep["target"] == target].sort_values("n_landmarks")
@@ -71,7 +72,8 @@ def plot_nystrom(sweep, table, path):
     axes[1].set_ylabel("fit CPU seconds")
     for ax in axes:
         ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(0, -0.16), ncol=2, frameon=False)
-    name = reading_name(reading)
-    fig.suptitle(f"FastDCM on Parkinson's Telemonitoring against the number of landmarks ({name})")
+    fig.suptitle(
+        f"FastDCM on Parkinson's Telemonitoring against the number of landmarks ({reading.name})"
+    )
     fig.tight_layout()
     save_figure(fig, path)

@@ -35,7 +35,6 @@ import time
 import warnings
 
 import numpy as np
-import pandas as pd
 from sklearn.preprocessing import StandardScaler
 
 from krepro.content_key import content_key
@@ -45,18 +44,9 @@ from krepro.dcm.svm_predict import rbf_svr_predictions
 from krepro.fairness.linear_svr import LinearEpsilonSVR
 from krepro.records import write_records
 from krepro.seeding import generator
+from krepro.studies.dcm_parkinsons.readings import AXES
 
-__all__ = [
-    "AXES",
-    "METHODS",
-    "aggregate",
-    "fit",
-    "reading_name",
-    "run_readings",
-    "run_repetition",
-    "sweep_table",
-    "tidy",
-]
+__all__ = ["METHODS", "fit", "run_readings", "run_repetition"]
 
 # (method, version) -> label
 METHODS = {
@@ -71,16 +61,6 @@ METHODS = {
     ("dcm", "fast"): "FastDCM",
     ("dcm_paper", "fast"): "FastDCM (eqs. 16-21 as printed)",
 }
-
-
-# Protocol axes (config lists) -> the values they may take.
-AXES = {"centring": ("centred", "uncentred"), "svr_kernel": ("rbf", "linear")}
-READING_COLUMNS = list(AXES)
-
-
-def reading_name(reading):
-    """Readable, stable name of a reading: ``centring=centred, svr_kernel=rbf``."""
-    return ", ".join(f"{axis}={reading[axis]}" for axis in AXES if axis in reading)
 
 
 def _transformer(method, version, *, m, gamma, target_gamma, epsilon, rank_tol, M, seed, center):
@@ -284,75 +264,6 @@ def _reading_records(split, sanity, base, settings, *, centring, sweep):
                     }
                 )
     return records
-
-
-COLUMNS = [
-    *READING_COLUMNS,
-    "target",
-    "method",
-    "version",
-    "n_landmarks",
-    "repetition",
-    "rmse",
-    "fit_cpu_seconds",
-    "fit_wall_seconds",
-    "n_train",
-    "n_test",
-    "seed",
-]
-
-
-def tidy(records):
-    """One row per run (columns :data:`COLUMNS`)."""
-    frame = pd.DataFrame.from_records(records)[COLUMNS]
-    return _sort(
-        frame, [*READING_COLUMNS, "target", "version", "method", "n_landmarks", "repetition"]
-    )
-
-
-def _sort(frame, keys):
-    ranks = {axis: {v: k for k, v in enumerate(values)} for axis, values in AXES.items()}
-    return frame.sort_values(
-        keys, key=lambda c: c.map(ranks[c.name]) if c.name in ranks else c, kind="stable"
-    ).reset_index(drop=True)
-
-
-def _summarise(runs, keys, sort):
-    """RMSE mean and sd (ddof = 1), mean fit CPU / wall seconds and run count per ``keys``."""
-    return (
-        runs.groupby(keys, sort=sort)
-        .agg(
-            rmse_mean=("rmse", "mean"),
-            rmse_sd=("rmse", lambda v: v.std(ddof=1)),
-            fit_cpu_seconds=("fit_cpu_seconds", "mean"),
-            fit_wall_seconds=("fit_wall_seconds", "mean"),
-            n_reps=("rmse", "size"),
-        )
-        .reset_index()
-    )
-
-
-def aggregate(runs):
-    """Table 4, one row per (reading, target, method, version): centring, svr_kernel,
-    target, method, version, rmse_mean, rmse_sd, fit CPU / wall seconds, n_reps.
-
-    Sweep rows are left out (see :func:`sweep_table`).
-    """
-    ok = runs[runs["version"] != "sweep"]
-    table = _summarise(ok, [*READING_COLUMNS, "target", "method", "version"], sort=False)
-    order = {key: k for k, key in enumerate(METHODS)}
-    table["order"] = [
-        order.get((m, v), 99) for m, v in zip(table["method"], table["version"], strict=True)
-    ]
-    table = _sort(table, [*READING_COLUMNS, "target", "order"]).drop(columns="order")
-    return table.reset_index(drop=True)
-
-
-def sweep_table(runs):
-    """Landmark sweep (primary reading): centring, svr_kernel, target, method, n_landmarks,
-    rmse mean/sd, fit CPU seconds, n_reps."""
-    ok = runs[runs["version"] == "sweep"]
-    return _summarise(ok, [*READING_COLUMNS, "target", "method", "n_landmarks"], sort=True)
 
 
 def fit(job, log):

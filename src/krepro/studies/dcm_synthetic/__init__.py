@@ -1,10 +1,10 @@
 """DCM (Wu 2021), Table 3 and Fig. 2: DCM against DICA, COIR and an SVM on 10 synthetic
 domains, under every reading of the protocol.
 
-:mod:`.run` draws the domains and fits (jobs ``fit`` and ``fig2_fit``, the RBF SVM of the
-projections in :mod:`.svm`), :mod:`.report` aggregates, checks the paper's claim and writes
-the section (job ``summary``), :mod:`.figures` draws Fig. 2; :mod:`.readings` holds the
-helpers for readings and paired outcomes that the DCM paper's report sections share.
+:mod:`.readings` declares the readings of the protocol, :mod:`.run` draws the domains and
+fits (jobs ``fit`` and ``fig2_fit``, the RBF SVM of the projections in :mod:`.svm`),
+:mod:`.tables` builds Table 3, :mod:`.report` checks the paper's claim and writes the section
+(job ``summary``), :mod:`.figures` draws Fig. 2.
 """
 
 from krepro.studies.study import PAPERS, Study
@@ -27,4 +27,5 @@ STUDY = Study(
     jobs={"fit": "run:fit", "fig2_fit": "run:fig2_fit", "summary": "report:summary"},
     config_checks="checks:check",
     reference=("dcm", "synthetic"),
+    readings="readings:readings",
 )

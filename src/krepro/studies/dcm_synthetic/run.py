@@ -40,19 +40,16 @@ from krepro.data.domains import domain_sample, split_domains
 from krepro.dcm import COIR, DCM, DICA, fit_shared
 from krepro.records import atomic_write_text, write_records
 from krepro.seeding import generator
+from krepro.studies.dcm_synthetic.readings import AXES
 from krepro.studies.dcm_synthetic.svm import rbf_svm
 
 __all__ = [
-    "AXES",
     "FIG2_METHODS",
     "METHODS",
-    "aggregate",
     "fig2_fit",
     "fig2_projections",
     "fit",
-    "reading_name",
     "run_setting",
-    "tidy",
 ]
 
 # method id -> (label, factory(gamma, epsilon, m, rank_tol))
@@ -65,17 +62,6 @@ METHODS = {
     "dcm_eq12": "DCM (eq. 12 as printed)",
 }
 FIG2_METHODS = ("coir", "dica", "dcm")
-# Protocol axes (config lists) -> the values they may take.
-AXES = {
-    "centring": ("centred", "uncentred"),
-    "classifier": ("rbf", "linear"),
-    "b_scale": ("gaussian", "unit"),
-}
-
-
-def reading_name(reading):
-    """Readable, stable name of a reading: ``centring=centred, classifier=rbf, ...``."""
-    return ", ".join(f"{axis}={reading[axis]}" for axis in AXES if axis in reading)
 
 
 def make_transformer(method, *, gamma, epsilon, m, rank_tol, center=True):
@@ -195,51 +181,6 @@ def run_setting(
                     }
                 )
     return records
-
-
-READING_COLUMNS = ["centring", "classifier", "b_scale"]
-
-
-def tidy(records):
-    """One row per run: reading columns, eta, gamma, repetition, method, accuracy, ..."""
-    columns = [
-        *READING_COLUMNS,
-        "eta",
-        "gamma",
-        "repetition",
-        "method",
-        "n_components",
-        "accuracy",
-        "n_train",
-        "n_test",
-        "test_balance",
-        "dr_cpu_seconds",
-        "seed",
-    ]
-    frame = pd.DataFrame.from_records(records)[columns]
-    return _sort(frame, [*READING_COLUMNS, "eta", "gamma", "method", "repetition"])
-
-
-def _sort(frame, keys):
-    """Readings in axis order (primary-independent), methods in :data:`METHODS` order."""
-    ranks = {axis: {v: k for k, v in enumerate(values)} for axis, values in AXES.items()}
-    ranks["method"] = {m: k for k, m in enumerate(METHODS)}
-    return frame.sort_values(
-        keys, key=lambda c: c.map(ranks[c.name]) if c.name in ranks else c, kind="stable"
-    ).reset_index(drop=True)
-
-
-def aggregate(runs):
-    """Table 3, one row per (reading, η, γ, method): centring, classifier, b_scale, eta,
-    gamma, method, accuracy_mean, accuracy_sd, n_reps (ddof = 1)."""
-    ok = runs
-    keys = [*READING_COLUMNS, "eta", "gamma", "method"]
-    table = (
-        ok.groupby(keys, sort=False)["accuracy"]
-        .agg(accuracy_mean="mean", accuracy_sd=lambda v: v.std(ddof=1), n_reps="size")
-        .reset_index()
-    )
-    return _sort(table, keys)
 
 
 def fig2_projections(*, seed, settings):
