@@ -276,13 +276,21 @@ def test_bootstrap_verdict_is_the_records_verdict(form, rule, data, margin, max_
     effects = {f"m{i}": Effect(mean, sd, n) for i, (mean, sd, n) in enumerate(data)}
     records = combine_family(test, judge_family(test, effects), rule)
     assert family_verdict(test, list(effects.values()), rule) == records.verdict
+    if all(sd != 0 for _, sd, _ in data):
+        verdict = family_verdict(test, list(effects.values()), rule, constant_decides=False)
+        assert verdict == records.verdict
 
 
-def test_exact_values_are_stable_under_the_bootstrap():
-    """Identical repetitions give a zero-width interval in the record and in every resample."""
+def test_identical_repetitions_in_the_records_and_in_the_stability():
+    """A record of identical repetitions is decided by its zero-width interval. The stability
+    of single and family claims reads a resample of identical repetitions as undecided (as
+    published); that of existence claims decides it as the records do."""
     claim = {"test": "superiority", "margin": 0.1}
-    family, share = judge_claim(claim, np.full(4, 0.5), seed=[1])
+    family, share = judge_claim(claim, {"a": np.full(4, 0.5)}, seed=[1], rule=SOME)
     assert family.verdict == REPRODUCED and share == 1.0
+    test = ClaimTest(SUPERIORITY, 0.1)
+    assert family_verdict(test, [Effect(0.5, 0.0, 4)]) == REPRODUCED
+    assert family_verdict(test, [Effect(0.5, 0.0, 4)], constant_decides=False) == INCONCLUSIVE
 
 
 def test_stability_draws_all_at_once_or_per_resample():

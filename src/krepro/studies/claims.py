@@ -309,10 +309,17 @@ class _Members:
     df: np.ndarray
 
     @classmethod
-    def of(cls, test: ClaimTest, effects: Sequence[Effect]) -> _Members:
+    def of(
+        cls, test: ClaimTest, effects: Sequence[Effect], *, constant_decides: bool = True
+    ) -> _Members:
+        """The members' arrays; ``constant_decides=False`` reads a zero spread (identical
+        repetitions) as no interval instead of a zero-width one."""
+        spread = np.array([e.spread(test.one_run) for e in effects], dtype=float)
+        if not constant_decides:
+            spread = np.where(spread > 0, spread, np.nan)
         return cls(
             mean=np.array([e.mean for e in effects], dtype=float),
-            spread=np.array([e.spread(test.one_run) for e in effects], dtype=float),
+            spread=spread,
             df=np.array([e.n - 1 for e in effects], dtype=float),
         )
 
@@ -552,14 +559,27 @@ def judge_family(
     return out
 
 
-def family_verdict(test: ClaimTest, effects: Sequence[Effect], rule: str = EVERY) -> str:
+def family_verdict(
+    test: ClaimTest,
+    effects: Sequence[Effect],
+    rule: str = EVERY,
+    *,
+    constant_decides: bool = True,
+) -> str:
     """The verdict of :func:`judge_family` + :func:`combine_family`, without the records.
 
     The same decisions as the records (:func:`_decide`), without the statistics a record
     needs (reasons, repetition counts): for bootstrap loops, where only the verdict counts.
+
+    ``constant_decides``: whether a member whose repetitions are identical (zero spread) is
+    decided by its zero-width interval, as in the records (default), or reads as having no
+    interval. The stabilities of :func:`judge_claim` (rules ``every`` and ``parts``) and
+    :func:`judge_parts` use the latter, as published; with few repetitions a resample of
+    identical repetitions is common, so the two readings give different stabilities.
     """
     _check_rule(rule)
-    return combine(rule, _Decisions.of(test, _Members.of(test, effects)).verdicts())
+    members = _Members.of(test, effects, constant_decides=constant_decides)
+    return combine(rule, _Decisions.of(test, members).verdicts())
 
 
 # --------------------------------------------------------------------------- family rules
@@ -828,7 +848,7 @@ def judge_claim(
 
     def verdict_of(resample):
         effects = [Effect.of(v, offset.get(name, 0.0)) for name, v in resample.items()]
-        return family_verdict(test, effects, rule)
+        return family_verdict(test, effects, rule, constant_decides=rule == SOME)
 
     family = judge_settings(test, values, offset=offset, rule=rule)
     return family, stability(values, verdict_of, paired=paired, n_resamples=n_resamples, seed=seed)
@@ -887,6 +907,7 @@ def judge_parts(
                     tests[name],
                     [Effect.of(v, offset.get(name, {}).get(s, 0.0)) for s, v in settings.items()],
                     EVERY,
+                    constant_decides=False,
                 )
                 for name, settings in resample.items()
             ],
