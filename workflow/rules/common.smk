@@ -103,17 +103,6 @@ def job_code(study, job):
     return script_code("study_job.py", modules=[STUDIES[study].module(job)])
 
 
-def ridge_variant_params(wildcards):
-    """Protocol variant of the ridge experiments (noise variance, λ grid)."""
-    return config["ridge"]["variants"][wildcards.variant]
-
-
-def ridge_sizes(wildcards):
-    """Sample sizes of the ridge experiments."""
-    keys = ("n_train", "n_estimation", "n_validation", "n_test")
-    return {key: config["ridge"][key] for key in keys}
-
-
 wildcard_constraints:
     dataset="adult|parkinsons",
     filename=r"[A-Za-z0-9_.+-]+",

@@ -1,11 +1,16 @@
 """Paper §7.2, Fig. 4: KRR vs ORR vs M-ORR over the dependence γ (target: ridge)."""
 
+from krepro.studies.readings import job_repetitions
+
 RIDGE = config["ridge"]
+# The readings (krepro.studies.ridge.readings): one per protocol variant.
+RIDGE_READINGS = study_readings("ridge")
 # One job per (variant, experiment): all γ values and repetitions (~0.07 s each) in one
 # process, so that interpreter start-up does not dominate; records stay one per run.
+RIDGE_FITS = job_repetitions(RIDGE_READINGS, ("variant",))
 RIDGE_RUNS = expand(
     results("ridge/runs/{variant}/experiment-{experiment}.json"),
-    variant=list(RIDGE["variants"]),
+    variant=[variant for variant, in RIDGE_FITS],
     experiment=RIDGE["experiments"],
 )
 
@@ -24,9 +29,12 @@ rule ridge_fit:
     params:
         seed=config["seed"],
         gammas=RIDGE["gammas"],
-        variant_params=ridge_variant_params,
-        sizes=ridge_sizes,
-        n_repetitions=RIDGE["n_repetitions"],
+        variant_params=lambda wc: RIDGE["variants"][wc.variant],
+        sizes={
+            key: RIDGE[key]
+            for key in ("n_train", "n_estimation", "n_validation", "n_test")
+        },
+        n_repetitions=lambda wc: RIDGE_FITS[(wc.variant,)],
         kernel_gamma=RIDGE["kernel_gamma"],
         partition=RIDGE["partition"],
         entry=job_entry("ridge", "fit"),
@@ -62,6 +70,7 @@ rule ridge_summary:
         runtime=5,
     params:
         reference=study_reference("ridge"),
+        readings=RIDGE_READINGS,
         settings=RIDGE,
         scale=config["scale"],
         entry=job_entry("ridge", "summary"),

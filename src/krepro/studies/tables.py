@@ -1,10 +1,10 @@
-"""Table helpers: Markdown rendering and paper-style layouts."""
+"""Table helpers: Markdown rendering."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["markdown_table", "ridge_wide"]
+__all__ = ["markdown_table"]
 
 
 def _format(value, digits):
@@ -29,13 +29,3 @@ def markdown_table(frame, digits=3):
     ]
     return "\n".join([header, rule, *rows])
 
-
-def ridge_wide(table, variant, experiment):
-    """Fig. 4 as a table: one row per γ, "mean ± sd" per method."""
-    part = table[(table["variant"] == variant) & (table["experiment"] == experiment)]
-    cells = part.assign(
-        value=[f"{m:.3g} ± {s:.2g}" for m, s in zip(part["mse_mean"], part["mse_sd"], strict=True)]
-    )
-    wide = cells.pivot(index="gamma", columns="method", values="value")
-    methods = [m for m in ("KRR", "ORR", "M-ORR") if m in wide.columns]
-    return wide[methods].reset_index().rename(columns={"gamma": "γ"})

@@ -7,8 +7,10 @@ import pandas as pd
 import yaml
 
 from krepro.stats import paired_differences
-from krepro.studies.ridge.report import ridge_section
-from krepro.studies.ridge.run import aggregate, best_constant_table
+from krepro.studies.readings import Reading
+from krepro.studies.ridge.readings import readings
+from krepro.studies.ridge.report import ridge_section, ridge_verdicts
+from krepro.studies.ridge.tables import aggregate, best_constant_table
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import INCONCLUSIVE
 
@@ -19,6 +21,8 @@ VARIANTS = {"paper_text": {"noise_variance": 0.1}}
 PARTITION = {"low": -5.0, "high": 5.0}
 SETTINGS = {
     "primary_variant": "paper_text",
+    "variants": VARIANTS,
+    "n_repetitions": 20,
     "n_test": 100,
     "n_estimation": 500,
     "partition": PARTITION | {"cells_per_axis": 16},
@@ -26,7 +30,7 @@ SETTINGS = {
 GAMMAS = (0.0, 0.2, 0.5, 0.8, 1.0)
 
 
-def _runs(mean, n_reps=20, noise=0.5, seed=0):
+def _runs(mean, n_reps=20, noise=0.5, seed=0, variant="paper_text"):
     """Tidy runs with test MSE = mean(experiment, γ, method) + small noise."""
     rng = np.random.default_rng(seed)
     rows = []
@@ -35,7 +39,7 @@ def _runs(mean, n_reps=20, noise=0.5, seed=0):
         for method in ("KRR", "ORR", "M-ORR"):
             rows.append(
                 {
-                    "variant": "paper_text",
+                    "variant": variant,
                     "experiment": experiment,
                     "gamma": gamma,
                     "repetition": rep,
@@ -59,7 +63,9 @@ def _paper_like(experiment, gamma, method):
 def _section(runs):
     table = aggregate(runs)
     constants = best_constant_table(VARIANTS, PARTITION)
-    return ridge_section(table, runs, constants, REFERENCE, SETTINGS, scale="test")
+    return ridge_section(
+        table, runs, constants, REFERENCE, SETTINGS, readings=readings(SETTINGS), scale="test"
+    )
 
 
 def _verdict(section, claim_id):
@@ -159,3 +165,32 @@ def test_paired_differences_and_markdown_table():
     assert diff.loc[0.5, "n"] == 5
     text = markdown_table(pd.DataFrame({"a": [1.23456, 2.0], "b": ["x", "y"]}))
     assert text.splitlines() == ["| a | b |", "| --- | --- |", "| 1.235 | x |", "| 2 | y |"]
+
+
+def test_verdicts_one_record_per_claim_and_reading_in_the_tables_order():
+    """``ridge_verdicts`` without the section: every claim under each variant the tables
+    hold (by name), the primary one flagged; a reading without runs is not judged."""
+    variants = {"paper_text": {"noise_variance": 0.1}, "authors_code": {"noise_variance": 0.01}}
+    runs = pd.concat(
+        [_runs(_paper_like, noise=0.05, variant=name) for name in variants], ignore_index=True
+    )
+    settings = SETTINGS | {"variants": variants}
+    declared = [*readings(settings), Reading("unrun", {"variant": "unrun"}, False, 20)]
+    records = ridge_verdicts(
+        aggregate(runs),
+        runs,
+        best_constant_table(variants, PARTITION),
+        REFERENCE,
+        settings,
+        readings=declared,
+        scale="test",
+    )
+    assert [r.protocol for r in records] == ["authors_code"] * len(CLAIMS) + ["paper_text"] * len(
+        CLAIMS
+    )
+    assert [r.claim_id for r in records[: len(CLAIMS)]] == list(CLAIMS)
+    assert [r.primary for r in records] == [False] * len(CLAIMS) + [True] * len(CLAIMS)
+    paper_text = {r.claim_id: r for r in records if r.protocol == "paper_text"}
+    assert paper_text["krr_best"].verdict == "reproduced"
+    assert paper_text["best_constant_mse"].n_repetitions is None
+    assert {r.n_repetitions for r in records if r.claim_id != "best_constant_mse"} == {20}

@@ -4,7 +4,8 @@ common random numbers."""
 import numpy as np
 
 from krepro.seeding import generator
-from krepro.studies.ridge.run import aggregate, run_setting, tidy
+from krepro.studies.ridge.run import run_setting
+from krepro.studies.ridge.tables import aggregate, tidy
 
 SIZES = {"n_train": 80, "n_estimation": 80, "n_validation": 40, "n_test": 40}
 PARTITION = {"low": -5.0, "high": 5.0, "cells_per_axis": 4}

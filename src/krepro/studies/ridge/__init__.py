@@ -1,8 +1,10 @@
 """Oblivious data §7.2, Fig. 4: kernel ridge regression (KRR) against oblivious ridge
 regression (ORR, M-ORR) over the dependence γ of X on S.
 
-:mod:`.run` draws the samples and fits (job ``fit``), :mod:`.report` aggregates, checks the
-paper's claims and writes the section (job ``summary``), :mod:`.figures` draws Fig. 4.
+:mod:`.readings` declares the readings (one per protocol variant), :mod:`.run` draws the
+samples and fits (job ``fit``), :mod:`.tables` tidies and aggregates the runs, :mod:`.report`
+checks the paper's claims and writes the section (job ``summary``), :mod:`.figures` draws
+Fig. 4.
 """
 
 from krepro.studies.study import PAPERS, Study
@@ -17,4 +19,5 @@ STUDY = Study(
     jobs={"fit": "run:fit", "summary": "report:summary"},
     config_checks="checks:check",
     reference=("oblivious", "ridge"),
+    readings="readings:readings",
 )

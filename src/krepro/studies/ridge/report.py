@@ -1,89 +1,62 @@
-"""Paper vs reproduced for the ridge experiments (§7.2, Fig. 4): report section, summary job.
+"""Paper vs reproduced for the ridge experiments (§7.2, Fig. 4): checks, verdicts, report
+section and summary job.
 
-Each check reads the aggregate tables (or tidy run tables) and the claim's thresholds from
-``config/paper_reference.yaml``, and returns a verdict and its detail; the section functions
-return :class:`~krepro.studies.verdicts.Section` records (see :mod:`krepro.studies.verdicts`).
+One reading per protocol variant (:mod:`.readings`); each check reads that variant's tables and
+the claim's thresholds from ``config/paper_reference.yaml`` and returns an
+:class:`~krepro.studies.judging.Outcome`, judged by :func:`~krepro.studies.judging.judge_readings`.
 """
 
 from __future__ import annotations
 
-import types
+import dataclasses
 
-import numpy as np
 import pandas as pd
 
 from krepro.records import atomic_write_text, read_records
-from krepro.studies.claims import Judgement, judge_claim, judge_parts, member_word, stability_seed
+from krepro.studies.claims import judge_claim, member_word
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
+from krepro.studies.readings import present, the_primary
 from krepro.studies.render import write_section
 from krepro.studies.ridge.figures import plot_ridge
-from krepro.studies.ridge.run import aggregate, best_constant_table, tidy
-from krepro.studies.tables import markdown_table, ridge_wide
-from krepro.studies.verdicts import (
-    INCONCLUSIVE,
-    NOT_REPRODUCED,
-    REPRODUCED,
-    Section,
-    claim_verdict,
-    judgement_detail,
+from krepro.studies.ridge.tables import (
+    aggregate,
+    best_constant_comparison,
+    best_constant_table,
+    ridge_wide,
+    tidy,
+)
+from krepro.studies.tables import markdown_table
+from krepro.studies.verdicts import NOT_REPRODUCED, REPRODUCED, Section, judgement_detail
+
+__all__ = ["CHECKS", "ridge_section", "ridge_verdicts", "summary"]
+
+NO_DATA = (
+    "The runs hold none of the settings this claim is about (see `ridge.gammas` and"
+    " `ridge.experiments`)."
 )
 
-__all__ = ["ridge_section", "summary"]
 
-PAPER = "oblivious"
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """What the checks read under one reading: that variant's rows of each table."""
 
+    table: pd.DataFrame
+    runs: pd.DataFrame
+    best_constants: pd.DataFrame
+    reference: dict
+    settings: dict
 
-def _row(table, variant, experiment, gamma, method):
-    rows = table[
-        (table["variant"] == variant)
-        & (table["experiment"] == experiment)
-        & np.isclose(table["gamma"], gamma)
-        & (table["method"] == method)
-    ]
-    if rows.empty:
-        raise KeyError(
-            f"No result for variant {variant}, experiment {experiment}, γ = {gamma:g},"
-            f" {method}: the comparison needs γ = 0 and γ = 1 in ridge.gammas."
-        )
-    return rows.iloc[0]
+    @property
+    def experiments(self):
+        return sorted(self.table["experiment"].unique())
 
-
-def _mean(table, variant, experiment, gamma, method):
-    return float(_row(table, variant, experiment, gamma, method)["mse_mean"])
+    def paired(self, experiment):
+        """Test MSE per (γ, repetition) × method of one experiment (paired runs)."""
+        part = self.runs[self.runs["experiment"] == experiment]
+        return part.pivot_table(index=["gamma", "repetition"], columns="method", values="test_mse")
 
 
-def _best_constant_rows(best_constants, reference, variant):
-    """Closed-form best S-independent MSE beside the paper's; verdict over both experiments."""
-    rows, ok = [], True
-    for entry in reference["best_constant_mse"]:
-        experiment = entry["experiment"]
-        value = float(
-            best_constants[
-                (best_constants["variant"] == variant)
-                & (best_constants["experiment"] == experiment)
-            ]["best_constant_mse"].iloc[0]
-        )
-        relative = value / entry["value"] - 1.0
-        ok &= abs(relative) <= entry["tolerance_rel"]
-        rows.append(
-            {
-                "experiment": experiment,
-                "variant": variant,
-                "paper": entry["value"],
-                "reproduced (closed form)": round(value, 3),
-                "difference": f"{100 * relative:+.1f}%",
-                "tolerance": f"±{100 * entry['tolerance_rel']:.0f}%",
-            }
-        )
-    return pd.DataFrame(rows), (REPRODUCED if ok else NOT_REPRODUCED)
-
-
-def _paired(runs, variant, experiment):
-    """Test MSE per (γ, repetition) × method of one variant and experiment (paired runs)."""
-    part = runs[(runs["variant"] == variant) & (runs["experiment"] == experiment)]
-    return part.pivot_table(index=["gamma", "repetition"], columns="method", values="test_mse")
-
-
-def _by_gamma(wide, column_values):
+def _by_gamma(column_values):
     """``{γ label: per-repetition values}`` from a (γ, repetition)-indexed series."""
     return {
         f"γ = {gamma:g}": group.to_numpy()
@@ -97,99 +70,95 @@ def _relative_gap(wide):
     return (wide["M-ORR"] - wide["ORR"]) / orr_mean
 
 
-def _judged(claim, values, seed, **kwargs):
-    """(verdict, detail, judgement, stability) of a claim judged from ``values``."""
-    if "parts" in claim:
-        result, stability = judge_parts(claim, values, seed=seed, **kwargs)
-    else:
-        result, stability = judge_claim(claim, values, seed=seed, **kwargs)
-    return result, stability
-
-
-def _family_detail(result, what):
-    """The deciding member and the family in words."""
-    judgement = result.judgement
+def _family(result, stability, what):
+    """The outcome of a family claim: ``what`` was compared, then the deciding member."""
     name = f" ({result.deciding})" if result.deciding else ""
-    return f"{what} Deciding comparison{name}: {judgement_detail(judgement)}"
+    detail = f"{what} Deciding comparison{name}: {judgement_detail(result.judgement)}"
+    return Outcome(detail, result, stability)
 
 
-def _experiments(table):
-    return sorted(table["experiment"].unique())
+def _check_best_constant(ctx, claim, seed):
+    rows = best_constant_comparison(ctx.best_constants, ctx.reference["best_constant_mse"])
+    text = "; ".join(
+        f"experiment {row['experiment']}: {row['reproduced (closed form)']:g} vs the paper's"
+        f" {row['paper']:g} ({row['difference']})"
+        for row in rows.to_dict("records")
+    )
+    return Outcome(
+        f"Closed form: {text}.",
+        verdict=REPRODUCED if rows["within"].all() else NOT_REPRODUCED,
+        n_repetitions=None,
+        paper_value="; ".join(f"{v:g}" for v in rows["paper"]),
+        measured="; ".join(f"{v:g}" for v in rows["reproduced (closed form)"]),
+        tolerance="; ".join(rows["tolerance"]),
+    )
 
 
 def _check_krr_best(ctx, claim, seed):
-    table, runs, variant = ctx.table, ctx.runs, ctx.variant
     values = {}
-    for experiment in _experiments(table):
-        wide = _paired(runs, variant, experiment)
+    for experiment in ctx.experiments:
+        wide = ctx.paired(experiment)
         for other in ("ORR", "M-ORR"):
-            for name, v in _by_gamma(wide, wide[other] - wide["KRR"]).items():
+            for name, v in _by_gamma(wide[other] - wide["KRR"]).items():
                 values[f"exp {experiment}, {name}, {other}"] = v
-    result, stability = _judged(claim, values, seed)
-    members = result.members
-    lowest = min(members, key=lambda k: members[k].ci_low)
-    detail = _family_detail(
+    result, stability = judge_claim(claim, values, seed=seed)
+    lowest = min(result.members, key=lambda k: result.members[k].ci_low)
+    return _family(
         result,
+        stability,
         f"MSE(method) − MSE(KRR), paired, over {len(values)} (experiment, γ, method) settings"
         f" (Holm); the smallest lower bound is at {lowest}.",
     )
-    return result, stability, detail
 
 
 def _check_close_to_constant(ctx, claim, seed):
-    table, runs, variant = ctx.table, ctx.runs, ctx.variant
-    best_constants, settings = ctx.best_constants, ctx.settings
     values = {}
-    for experiment in _experiments(table):
+    for experiment in ctx.experiments:
+        constants = ctx.best_constants
         constant = float(
-            best_constants[
-                (best_constants["variant"] == variant)
-                & (best_constants["experiment"] == experiment)
-            ]["best_constant_mse"].iloc[0]
+            constants[constants["experiment"] == experiment]["best_constant_mse"].iloc[0]
         )
-        wide = _paired(runs, variant, experiment)
-        at_zero = wide.xs(0.0, level="gamma") if 0.0 in wide.index.levels[0] else None
-        if at_zero is None:
+        wide = ctx.paired(experiment)
+        if 0.0 not in wide.index.levels[0]:
             raise KeyError("the comparison needs γ = 0 in ridge.gammas.")
+        at_zero = wide.xs(0.0, level="gamma")
         for method in ("ORR", "M-ORR"):
             values[f"exp {experiment}, {method}"] = at_zero[method].to_numpy() / constant - 1.0
-    result, stability = _judged(claim, values, seed)
-    detail = _family_detail(
-        result,
+    return _family(
+        *judge_claim(claim, values, seed=seed),
         "Relative distance of the test MSE at γ = 0 to the best constant, per (experiment,"
         " method). Values below the constant are possible: the"
-        f" {settings['partition']['cells_per_axis']}-cell partition leaves the position of S"
-        " inside its cell in Z, so Z is only approximately independent of S; each test MSE"
-        f" uses only {settings['n_test']} points.",
+        f" {ctx.settings['partition']['cells_per_axis']}-cell partition leaves the position of"
+        " S inside its cell in Z, so Z is only approximately independent of S; each test MSE"
+        f" uses only {ctx.settings['n_test']} points.",
     )
-    return result, stability, detail
 
 
 def _check_orr_at_most_morr(ctx, claim, seed):
-    table, runs, variant = ctx.table, ctx.runs, ctx.variant
     values = {}
-    for experiment in _experiments(table):
-        wide = _paired(runs, variant, experiment)
-        for name, v in _by_gamma(wide, _relative_gap(wide)).items():
+    for experiment in ctx.experiments:
+        for name, v in _by_gamma(_relative_gap(ctx.paired(experiment))).items():
             values[f"exp {experiment}, {name}"] = v
-    result, stability = _judged(claim, values, seed)
-    detail = _family_detail(result, "(M-ORR − ORR) / mean ORR, paired, per (experiment, γ) (Holm).")
-    return result, stability, detail
+    return _family(
+        *judge_claim(claim, values, seed=seed),
+        "(M-ORR − ORR) / mean ORR, paired, per (experiment, γ) (Holm).",
+    )
 
 
 def _check_morr_gap(ctx, claim, seed):
-    table, runs, variant = ctx.table, ctx.runs, ctx.variant
     low, high = claim["gamma_range"]
-    if 2 not in _experiments(table):
+    if 2 not in ctx.experiments:
         return None
-    wide = _paired(runs, variant, 2)
-    gaps = _by_gamma(wide, _relative_gap(wide))
+    wide = ctx.paired(2)
+    gaps = _by_gamma(_relative_gap(wide))
     gammas = sorted(wide.index.get_level_values("gamma").unique())
     inside = {f"γ = {g:g}": gaps[f"γ = {g:g}"] for g in gammas if low - 1e-9 <= g <= high + 1e-9}
     ends = {f"γ = {g:g}": gaps[f"γ = {g:g}"] for g in gammas if g in (0.0, 1.0)}
     if not inside or not ends:
         return None
-    result, stability = _judged(claim, {"worse_inside": inside, "same_at_ends": ends}, seed)
+    result, stability = judge_claim(
+        claim, {"worse_inside": inside, "same_at_ends": ends}, seed=seed
+    )
     parts = "; ".join(
         f"{part}: {member_word(j.verdict)} (deciding γ: effect {j.effect:+.3g},"
         f" [{j.ci_low:.3g}, {j.ci_high:.3g}])"
@@ -201,25 +170,23 @@ def _check_morr_gap(ctx, claim, seed):
         f" Parts: {parts}. Deciding part ({result.deciding}):"
         f" {judgement_detail(result.judgement)}"
     )
-    return result, stability, detail
+    return Outcome(detail, result, stability)
 
 
 def _check_morr_equals_orr_1(ctx, claim, seed):
-    table, runs, variant = ctx.table, ctx.runs, ctx.variant
-    if 1 not in _experiments(table):
+    if 1 not in ctx.experiments:
         return None
-    wide = _paired(runs, variant, 1)
-    values = _by_gamma(wide, _relative_gap(wide))
-    result, stability = _judged(claim, values, seed)
-    detail = _family_detail(result, "Experiment 1, (M-ORR − ORR) / mean ORR, paired, per γ (Holm).")
-    return result, stability, detail
+    values = _by_gamma(_relative_gap(ctx.paired(1)))
+    return _family(
+        *judge_claim(claim, values, seed=seed),
+        "Experiment 1, (M-ORR − ORR) / mean ORR, paired, per γ (Holm).",
+    )
 
 
 def _check_approach_krr(ctx, claim, seed):
-    table, runs, variant = ctx.table, ctx.runs, ctx.variant
     approach, remains = {}, {}
-    for experiment in _experiments(table):
-        wide = _paired(runs, variant, experiment)
+    for experiment in ctx.experiments:
+        wide = ctx.paired(experiment)
         for method in ("ORR", "M-ORR"):
             gap = wide[method] - wide["KRR"]
             gap0 = gap.xs(0.0, level="gamma").to_numpy()
@@ -227,8 +194,8 @@ def _check_approach_krr(ctx, claim, seed):
             approach[f"exp {experiment}, {method}"] = claim["max_gap_ratio"] - gap1 / gap0.mean()
             if experiment == 1:
                 remains[f"exp 1, {method}"] = gap1
-    result, stability = _judged(
-        claim, {"approach": approach, "not_reached_experiment_1": remains}, seed
+    result, stability = judge_claim(
+        claim, {"approach": approach, "not_reached_experiment_1": remains}, seed=seed
     )
     parts = "; ".join(f"{part}: {member_word(j.verdict)}" for part, j in result.members.items())
     detail = (
@@ -239,10 +206,12 @@ def _check_approach_krr(ctx, claim, seed):
         f" ({result.deciding}): {judgement_detail(result.judgement)} In experiment 1 a gap"
         " remains at γ = 1 because the cell means are estimated from few points each."
     )
-    return result, stability, detail
+    return Outcome(detail, result, stability)
 
 
+#: Claim id → check, in the order of the records.
 CHECKS = {
+    "best_constant_mse": _check_best_constant,
     "krr_best": _check_krr_best,
     "close_to_best_constant": _check_close_to_constant,
     "orr_at_most_morr": _check_orr_at_most_morr,
@@ -252,8 +221,16 @@ CHECKS = {
 }
 
 
-def ridge_section(table, runs, best_constants, reference, settings, *, scale):
-    """Verdicts and tables of the ridge experiments (§7.2, Fig. 4), one reading per variant.
+def _judged_readings(table, readings):
+    """The readings the aggregate table holds, in its order (by variant name), each with the
+    fewest repetitions of any row of the table."""
+    n_reps = int(table["n_reps"].min())
+    held = sorted(present(readings, table), key=lambda reading: reading.name)
+    return [reading.with_repetitions(n_reps) for reading in held]
+
+
+def ridge_verdicts(table, runs, best_constants, reference, settings, *, readings, scale):
+    """Verdict records of every claim of ``oblivious.ridge``, per reading (protocol variant).
 
     Parameters
     ----------
@@ -263,114 +240,87 @@ def ridge_section(table, runs, best_constants, reference, settings, *, scale):
     reference : mapping
         ``oblivious.ridge`` of ``config/paper_reference.yaml``.
     settings : mapping
-        The ``ridge`` config section (``primary_variant``, sizes, partition).
+        The ``ridge`` config section (partition, ``n_test``).
+    readings : list of Reading
+        :func:`krepro.studies.ridge.readings.readings`; those the table holds are judged, in
+        the table's order, with the fewest repetitions of its rows.
     scale : str
         The config's scale name.
 
     Returns
     -------
+    list of Verdict
+        Grouped by reading, the claims in the order of :data:`CHECKS`.
+    """
+
+    def context(reading):
+        return Context(
+            reading.select(table),
+            reading.select(runs),
+            reading.select(best_constants),
+            reference,
+            settings,
+        )
+
+    return judge_readings(
+        ClaimSet("ridge", "oblivious", reference, scale, no_data=NO_DATA),
+        CHECKS,
+        _judged_readings(table, readings),
+        context,
+    )
+
+
+def ridge_section(table, runs, best_constants, reference, settings, *, readings, scale):
+    """Verdicts and tables of the ridge experiments (§7.2, Fig. 4), one reading per variant.
+
+    Parameters are those of :func:`ridge_verdicts`.
+
+    Returns
+    -------
     Section
     """
-    primary_variant = settings["primary_variant"]
-    variants = list(dict.fromkeys(table["variant"]))
-    n_reps = int(table["n_reps"].min())
-    claims = reference["claims"]
-    verdicts, constant_tables = [], []
-    for variant in variants:
-
-        def verdict(claim_id, outcome, n_repetitions=n_reps, variant=variant, **values):
-            return claim_verdict(
-                reference,
-                claim_id,
-                *outcome,
-                experiment="ridge",
-                paper=PAPER,
-                scale=scale,
-                protocol=variant,
-                primary=variant == primary_variant,
-                n_repetitions=n_repetitions,
-                **values,
-            )
-
-        constants, constant_verdict = _best_constant_rows(best_constants, reference, variant)
-        constant_tables.append(constants)
-        verdicts.append(
-            verdict(
-                "best_constant_mse",
-                (constant_verdict, f"Closed form: {_constant_text(constants)}."),
-                n_repetitions=None,
-                paper_value="; ".join(f"{v:g}" for v in constants["paper"]),
-                measured="; ".join(f"{v:g}" for v in constants["reproduced (closed form)"]),
-                tolerance="; ".join(constants["tolerance"]),
-            )
-        )
-        ctx = types.SimpleNamespace(
-            table=table,
-            runs=runs,
-            best_constants=best_constants,
-            variant=variant,
-            settings=settings,
-        )
-        for claim_id, check in CHECKS.items():
-            outcome = check(ctx, claims[claim_id], stability_seed("ridge", claim_id, variant))
-            if outcome is None:
-                verdicts.append(
-                    verdict(
-                        claim_id,
-                        (
-                            INCONCLUSIVE,
-                            "The runs hold none of the settings this claim is about (see"
-                            " `ridge.gammas` and `ridge.experiments`).",
-                        ),
-                        judgement=Judgement(INCONCLUSIVE, *[float("nan")] * 5),
-                    )
-                )
-                continue
-            result, stability, detail = outcome
-            verdicts.append(
-                verdict(
-                    claim_id,
-                    (result.verdict, detail),
-                    judgement=result.judgement,
-                    stability=stability,
-                )
-            )
-    intro = (
-        f"Readings (protocol variants): {', '.join(variants)}; primary: {primary_variant}."
-        f" Repetitions per γ: {n_reps}. Figure: `figures/oblivious_fig4.png`;"
-        " table: `tables/ridge.csv`."
+    judged = _judged_readings(table, readings)
+    constants = pd.concat(
+        [
+            best_constant_comparison(
+                reading.select(best_constants), reference["best_constant_mse"]
+            ).drop(columns="within")
+            for reading in judged
+        ],
+        ignore_index=True,
     )
-    body = ["### Best S-independent MSE at γ = 0", ""]
-    body.append(markdown_table(pd.concat(constant_tables, ignore_index=True)))
-    body += [
+    intro = (
+        f"Readings (protocol variants): {', '.join(r.name for r in judged)}; primary:"
+        f" {the_primary(readings).name}. Repetitions per γ: {judged[0].repetitions}. Figure:"
+        " `figures/oblivious_fig4.png`; table: `tables/ridge.csv`."
+    )
+    body = [
+        "### Best S-independent MSE at γ = 0",
+        "",
+        markdown_table(constants),
         "",
         "The reproduced value is the closed form Var(S²)·c² + Var ε (c = 1, 2) for"
         f" S ~ U[{settings['partition']['low']:g}, {settings['partition']['high']:g}]."
         f" {' '.join(reference['best_constant_note'].split())}",
         "",
     ]
-    for variant in variants:
+    for reading in judged:
+        rows = reading.select(table)
         for experiment in sorted(table["experiment"].unique()):
             body += [
-                f"### Test MSE, experiment {experiment}, variant {variant} (mean ± sd)",
+                f"### Test MSE, experiment {experiment}, variant {reading.name} (mean ± sd)",
                 "",
-                markdown_table(ridge_wide(table, variant, experiment)),
+                markdown_table(ridge_wide(rows, experiment)),
                 "",
             ]
     return Section(
         experiment="ridge",
         title="Ridge regression on oblivious features (paper §7.2, Fig. 4)",
-        verdicts=verdicts,
+        verdicts=ridge_verdicts(
+            table, runs, best_constants, reference, settings, readings=readings, scale=scale
+        ),
         intro=intro,
         body="\n".join(body),
-    )
-
-
-def _constant_text(constants):
-    return "; ".join(
-        f"experiment {row['experiment']}: {row['reproduced (closed form)']:g} vs the paper's"
-        f" {row['paper']:g} ({row['difference']})"
-        for row in constants.to_dict("records")
     )
 
 
@@ -380,17 +330,24 @@ def summary(job, log):
     The figure and the verdicts each read the tables back from the files just written, as
     separate jobs would.
     """
-    out, settings = job.output, job.params.settings
+    out, params = job.output, job.params
     runs = tidy(read_records(job.input.runs))
     atomic_write_text(out.runs, runs.to_csv(index=False))
     atomic_write_text(out.table, aggregate(runs).to_csv(index=False))
-    constants = best_constant_table(settings["variants"], settings["partition"])
+    constants = best_constant_table(params.settings["variants"], params.settings["partition"])
     atomic_write_text(out.best_constant, constants.to_csv(index=False))
 
     written = (out.table, out.best_constant, out.runs)
     plot_ridge(*map(pd.read_csv, written), out.figure)
 
-    reference = job.params.reference
     table, constants, runs = map(pd.read_csv, written)
-    section = ridge_section(table, runs, constants, reference, settings, scale=job.params.scale)
+    section = ridge_section(
+        table,
+        runs,
+        constants,
+        params.reference,
+        params.settings,
+        readings=params.readings,
+        scale=params.scale,
+    )
     write_section(section, out.json, out.md)

@@ -9,7 +9,7 @@ as the authors do) and record the test MSE.
 The fits use :func:`krepro.fairness.ridge.ridge_path` (one eigendecomposition for the whole λ grid)
 rather than refitting :class:`krepro.fairness.ridge.ObliviousRidge` per λ; a test proves that at the
 selected λ its predictions equal ``ObliviousRidge`` (ORR, M-ORR) and ``KernelRidge`` (KRR) to
-1e-8 (``tests/test_ridge.py``).
+1e-8 (``tests/fairness/test_ridge.py``).
 """
 
 from __future__ import annotations
@@ -17,16 +17,15 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pandas as pd
 
-from krepro.data.synthetic import ridge_best_constant_mse, ridge_splits
+from krepro.data.synthetic import ridge_splits
 from krepro.fairness.oblivious import ObliviousKernel
 from krepro.fairness.ridge import ridge_path, select_by_validation
 from krepro.kernels import gram
 from krepro.records import write_records
 from krepro.seeding import generator
 
-__all__ = ["METHODS", "aggregate", "best_constant_table", "fit", "run_setting"]
+__all__ = ["METHODS", "fit", "fit_and_score", "run_setting"]
 
 METHODS = ("KRR", "ORR", "M-ORR")
 
@@ -147,61 +146,6 @@ def run_setting(
                 }
             )
     return records
-
-
-def tidy(records):
-    """One row per run record (columns: variant, experiment, gamma, repetition, method, ...)."""
-    columns = [
-        "variant",
-        "experiment",
-        "gamma",
-        "repetition",
-        "method",
-        "lambda",
-        "validation_mse",
-        "test_mse",
-        "seed",
-    ]
-    frame = pd.DataFrame.from_records(records)[columns]
-    return frame.sort_values(
-        ["variant", "experiment", "gamma", "method", "repetition"], kind="stable"
-    ).reset_index(drop=True)
-
-
-def aggregate(runs):
-    """Mean and sample sd (ddof = 1) of the test MSE per (variant, experiment, γ, method).
-
-    Columns: variant, experiment, gamma, method, mse_mean, mse_sd, mse_se, n_reps.
-    """
-    grouped = runs.groupby(["variant", "experiment", "gamma", "method"], sort=True)["test_mse"]
-    table = grouped.agg(mse_mean="mean", mse_sd=lambda v: v.std(ddof=1), n_reps="size")
-    table["mse_se"] = table["mse_sd"] / np.sqrt(table["n_reps"])
-    table = table.reset_index()
-    order = {m: k for k, m in enumerate(METHODS)}
-    table = table.sort_values(
-        ["variant", "experiment", "gamma", "method"],
-        key=lambda col: col.map(order) if col.name == "method" else col,
-        kind="stable",
-    )
-    return table[
-        ["variant", "experiment", "gamma", "method", "mse_mean", "mse_sd", "mse_se", "n_reps"]
-    ].reset_index(drop=True)
-
-
-def best_constant_table(variants, partition):
-    """Best S-independent MSE at γ = 0 for each (variant, experiment), from the data model."""
-    rows = [
-        {
-            "variant": name,
-            "experiment": experiment,
-            "best_constant_mse": ridge_best_constant_mse(
-                experiment, params["noise_variance"], partition["low"], partition["high"]
-            ),
-        }
-        for name, params in variants.items()
-        for experiment in (1, 2)
-    ]
-    return pd.DataFrame(rows)
 
 
 def fit(job, log):
