@@ -127,3 +127,23 @@ def test_a_guard_reads_what_the_outcome_is_about():
         claims(), {"closed_form": check}, READINGS[:1], lambda r: None, guards=[guard]
     )[0]
     assert record.detail == "Exact. About x, y."
+
+
+def test_reference_paper_values_fill_records_that_state_none_no_data_included():
+    claims_in = REFERENCE["claims"].items()
+    reference = {"claims": {k: dict(v, paper_value=f"{k} in the paper") for k, v in claims_in}}
+
+    def stated(context, claim, seed):
+        return Outcome("Exact.", verdict=REPRODUCED, paper_value="stated")
+
+    checks = {"positive": positive, "closed_form": stated}
+    found = ClaimSet("toy", "cme", reference, "quick", reference_paper_values=True)
+    records = judge_readings(found, checks, READINGS, lambda r: EFFECTS[r.name])
+    assert [v.paper_value for v in records] == [
+        "positive in the paper",
+        "stated",
+        "positive in the paper",  # no data
+        "stated",
+    ]
+    plain = judge_readings(claims(), CHECKS, READINGS, lambda r: EFFECTS[r.name])
+    assert {v.paper_value for v in plain} == {""}

@@ -2,20 +2,21 @@
 
 import math
 
+from krepro.studies.coverage.readings import shards
+from krepro.studies.readings import the_primary
+
 COVERAGE = config["coverage"]
+# The readings (krepro.studies.coverage.readings): penalty variant × band.
+COVERAGE_READINGS = study_readings("coverage")
 
 
 # Job time limit: ~1 CPU-s per repetition at N = 2^16 (benchmarks/coverage.py: 0.6-0.9), x3.
 COVERAGE_SECONDS_PER_REP = 3 * COVERAGE["n_samples"] / 65536
 # Shards: blocks of shard_size repetitions per penalty variant, named by their first and
-# last repetition; a larger run keeps the shards it already has (except a partial last one).
+# last repetition (krepro.studies.coverage.readings.shards).
 COVERAGE_SHARDS = [
-    results(
-        f"coverage/shards/{variant}/reps-{first:05d}-"
-        f"{min(first + COVERAGE['shard_size'], spec['n_repetitions']) - 1:05d}.npz"
-    )
-    for variant, spec in COVERAGE["variants"].items()
-    for first in range(0, spec["n_repetitions"], COVERAGE["shard_size"])
+    results(f"coverage/shards/{variant}/reps-{first:05d}-{last:05d}.npz")
+    for variant, first, last in shards(COVERAGE_READINGS, COVERAGE["shard_size"])
 ]
 # What a repetition depends on, per variant: everything but n_repetitions, shard_size and
 # subsets, so that changing those does not rerun existing shards.
@@ -110,15 +111,13 @@ rule coverage_summary:
         reference=study_reference("coverage"),
         confidence_level=COVERAGE["confidence_level"],
         subsets=COVERAGE["subsets"],
-        primary_variant=COVERAGE["primary_variant"],
+        readings=COVERAGE_READINGS,
         scale=config["scale"],
         settings={
             "n_samples": COVERAGE["n_samples"],
             "partitions": COVERAGE["partitions"],
             "targets": COVERAGE["targets"],
-            "n_repetitions": COVERAGE["variants"][COVERAGE["primary_variant"]][
-                "n_repetitions"
-            ],
+            "n_repetitions": the_primary(COVERAGE_READINGS).repetitions,
             "n_resamples": COVERAGE["n_resamples"],
             "confidence_level": COVERAGE["confidence_level"],
             "nu": COVERAGE["kernel"]["nu"],

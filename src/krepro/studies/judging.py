@@ -128,6 +128,9 @@ class ClaimSet:
     seed_names : callable, optional
         ``seed_names(claim_id, reading) -> tuple of str``: the names the claim's bootstrap
         seed is made of (default: experiment, claim, reading).
+    reference_paper_values : bool, default=False
+        Whether a record whose outcome states no paper value takes the claim's
+        ``paper_value`` entry (the reference's words for what the paper reports).
     frame : callable, optional
         ``frame(reading, detail) -> str``: every record's detail under ``reading`` from its
         outcome's (e.g. the reading's name before it), after the guards, the no-data records'
@@ -140,6 +143,7 @@ class ClaimSet:
     scale: str
     no_data: str | Callable[[str], str] = NO_DATA
     seed_names: Callable[[str, Reading], tuple] | None = None
+    reference_paper_values: bool = False
     frame: Callable[[Reading, str], str] | None = None
 
     def claim(self, claim_id: str) -> Mapping:
@@ -163,6 +167,9 @@ class ClaimSet:
 def record(claims: ClaimSet, claim_id: str, outcome: Outcome, reading: Reading) -> Verdict:
     """The :class:`~krepro.studies.verdicts.Verdict` of one outcome under one reading."""
     repetitions = outcome.n_repetitions
+    paper_value = (
+        claims.claim(claim_id).get("paper_value", "") if claims.reference_paper_values else ""
+    )
     if repetitions is READING_REPETITIONS:
         repetitions = reading.repetitions
     detail = outcome.detail if claims.frame is None else claims.frame(reading, outcome.detail)
@@ -177,7 +184,7 @@ def record(claims: ClaimSet, claim_id: str, outcome: Outcome, reading: Reading) 
         protocol=reading.name,
         primary=reading.primary,
         n_repetitions=repetitions,
-        paper_value=outcome.paper_value,
+        paper_value=outcome.paper_value or paper_value,
         measured=outcome.measured,
         tolerance=outcome.tolerance,
         judgement=outcome.judgement,

@@ -9,18 +9,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from krepro.studies.claims import EVERY, ClaimTest, Effect, combine_family, judge_family
 from krepro.studies.coverage.figures import plot_coverage, plot_coverage_heatmap, plot_rmse
-from krepro.studies.coverage.report import (
-    _fast_verdict,
-    aggregate,
-    cochran_q,
-    coverage_section,
-    coverage_verdicts,
-    table1_markdown,
-    table1_wide,
-)
-from krepro.studies.coverage.run import BANDS
+from krepro.studies.coverage.readings import BANDS, readings
+from krepro.studies.coverage.report import coverage_section, coverage_verdicts
+from krepro.studies.coverage.tables import aggregate, table1_markdown, table1_wide
 from krepro.studies.verdicts import Section
 
 REPO = Path(__file__).resolve().parents[3]
@@ -131,16 +123,6 @@ def test_aggregate_counts_intervals_bold_and_subsets():
 # --------------------------------------------------------------------------- report
 
 
-def test_cochran_q_for_two_settings_is_mcnemar():
-    rng = np.random.default_rng(0)
-    pairs = rng.integers(0, 2, size=(300, 2))
-    b = np.sum((pairs[:, 0] == 1) & (pairs[:, 1] == 0))
-    c = np.sum((pairs[:, 0] == 0) & (pairs[:, 1] == 1))
-    q, _ = cochran_q(pairs)
-    assert q == pytest.approx((b - c) ** 2 / (b + c))
-    assert cochran_q(np.ones((10, 3))) == (0.0, 1.0)
-
-
 def test_table1_layout():
     runs = synthetic_runs({(64, 2): 0.90, (128, 2): 0.95, (64, 4): 0.95, (128, 4): 0.95}, 2000)
     table = aggregate(runs, 0.95, rho={"a": 1e-7})
@@ -158,10 +140,19 @@ FLAT_THEN_RISING |= {2048: 8e-4, 4096: 2e-3}
 PAPER_LIKE = {(p, t): (0.90 if p <= 128 else 0.95) for p in GRID for t in (2, 8)}
 
 
+def runs_readings(runs, primary="a"):
+    """The readings of synthetic runs: every variant they hold, with its repetitions."""
+    counts = runs.groupby("variant")["repetition"].nunique()
+    variants = {variant: {"n_repetitions": int(n)} for variant, n in counts.items()}
+    return readings({"primary_variant": primary, "variants": variants})
+
+
 def section_verdicts(runs, primary="a", reference=REFERENCE):
     table = aggregate(runs, 0.95, rho={"a": 1e-7, "b": 5e-8})
     settings = {"n_samples": 65536, "n_repetitions": 2000, "confidence_level": 0.95}
-    section = coverage_section(table, runs, reference, primary, settings, scale="test")
+    section = coverage_section(
+        table, runs, reference, runs_readings(runs, primary), settings, scale="test"
+    )
     assert isinstance(section, Section) and section.experiment == "coverage"
     records = {(v.claim_id, v.protocol): v for v in section.verdicts}
     assert len(records) == len(section.verdicts)  # one record per (claim, reading)
@@ -281,20 +272,6 @@ def test_one_or_two_repetitions_are_inconclusive_without_warnings(n_reps):
     assert {v.verdict for v in records.values()} == {"inconclusive"}
 
 
-@pytest.mark.parametrize("form", ["superiority", "non-inferiority", "equivalence"])
-def test_fast_bootstrap_verdict_is_the_frameworks(form):
-    rng = np.random.default_rng(len(form))
-    test = ClaimTest(form, margin=0.02, alpha=0.05)
-    for _ in range(300):
-        k, n = rng.integers(1, 12), int(rng.integers(3, 3000))
-        effects = {
-            str(j): Effect(float(rng.normal(0, 0.03)), float(rng.uniform(0, 0.3)), n)
-            for j in range(k)
-        }
-        expected = combine_family(test, judge_family(test, effects), EVERY).verdict
-        assert _fast_verdict(test, list(effects.values())) == expected
-
-
 def test_readings_are_judged_separately_never_best_of():
     # The basic band fails where the percentile band holds: each reading keeps its own
     # verdict, and the primary (percentile) is not improved or worsened by the other.
@@ -302,11 +279,8 @@ def test_readings_are_judged_separately_never_best_of():
     runs.loc[runs["P"] >= 256, "covered_basic"] = (
         runs.loc[runs["P"] >= 256, "repetition"] < 0.90 * 2000
     ).astype(int)
-    table = aggregate(runs, 0.95, rho={"a": 1e-7})
-    records = {
-        (v.claim_id, v.protocol): v
-        for v in coverage_verdicts(table, runs, REFERENCE, "a", 0.95, "test")
-    }
+    verdicts = coverage_verdicts(runs, REFERENCE, runs_readings(runs), 0.95, "test")
+    records = {(v.claim_id, v.protocol): v for v in verdicts}
     assert records["nominal_above_128", "a, percentile band"].verdict == "reproduced"
     assert records["nominal_above_128", "a, percentile band"].primary
     assert records["nominal_above_128", "a, basic band"].verdict == "not reproduced"

@@ -7,7 +7,7 @@ import pytest
 
 from krepro.distributed import DistributedKernelRidge, bootstrap_band
 from krepro.seeding import generator
-from krepro.studies.coverage.report import aggregate, tidy
+from krepro.studies.coverage.readings import shard_ranges
 from krepro.studies.coverage.run import (
     CoverageSettings,
     draw_sample,
@@ -18,9 +18,9 @@ from krepro.studies.coverage.run import (
     run_shard,
     save_shard,
     settings_from_config,
-    shard_ranges,
     true_function,
 )
+from krepro.studies.coverage.tables import aggregate, tidy
 
 TINY = CoverageSettings(
     n_samples=512,
@@ -68,7 +68,6 @@ def test_settings_from_config():
     settings = settings_from_config(section, "a")
     assert settings.partitions == (8, 16) and settings.nu == 2.5
     assert settings.rho == pytest.approx(penalty(1024, 1e-3, 4))
-    assert shard_ranges(10, 4) == [(0, 4), (4, 8), (8, 10)]
 
 
 def test_repetition_equals_the_library_path():

@@ -2,6 +2,7 @@
 bootstrap bands of distributed KRR over the number of partitions P and the prediction-set
 size T.
 
+:mod:`.readings` declares the readings (penalty variant × band) and their shards;
 :mod:`.run` simulates blocks of repetitions (job ``shard``); :mod:`.tables` makes the
 per-repetition table and Table 1, :mod:`.figures` the heat map, coverage and RMSE plots,
 :mod:`.report` checks the paper's claims and writes the section (job ``summary``).
@@ -30,4 +31,5 @@ STUDY = Study(
     jobs={"shard": "run:shard", "summary": "report:summary"},
     config_checks="checks:check",
     reference=("coverage",),
+    readings="readings:readings",
 )

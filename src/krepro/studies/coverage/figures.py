@@ -15,7 +15,7 @@ import numpy as np
 import seaborn as sns
 from matplotlib.colors import Normalize
 
-from krepro.studies.coverage.run import BANDS
+from krepro.studies.coverage.readings import BANDS
 from krepro.studies.coverage.tables import full_repetitions, variant_order
 from krepro.studies.figures import save_figure
 

@@ -1,29 +1,23 @@
 """Coverage study (distributed regression, Fig. 1 / Table 1): verdicts, report section and
 the summary job.
 
-:func:`tidy` and :func:`aggregate` (:mod:`krepro.studies.coverage.tables`, re-exported here)
-make the per-repetition table and Table 1 in long form; the figures
-(:mod:`krepro.studies.coverage.figures`) and the report section read that table and, for the
-paired tests, the per-repetition table. (Kept apart from :mod:`krepro.studies.coverage.run`,
-so that editing a table does not rerun the simulation's shards, whose rules hash that
-module.)
-
 Verdicts (:func:`coverage_verdicts`) are :class:`~krepro.studies.verdicts.Verdict` records, one
-per (claim, reading). The readings are the two ambiguities of the protocol that the study
-runs side by side: the penalty variant (ρ exponent 6/7 of the authors' code, primary; 8/9 as
-the ablation) and the band (percentile, the authors' code, primary; basic, the paper's eqs.
-(7)/(10)). They are readings, not separate claims: each is a way to carry out the one
-simulation the paper describes. The accuracy claim does not involve the band, so its readings
-are the variants only.
+per (claim, reading). The readings (:mod:`krepro.studies.coverage.readings`) are the two
+ambiguities of the protocol that the study runs side by side: the penalty variant (ρ exponent
+6/7 of the authors' code, primary; 8/9 as the ablation) and the band (percentile, the authors'
+code, primary; basic, the paper's eqs. (7)/(10)). They are readings, not separate claims:
+each is a way to carry out the one simulation the paper describes. The accuracy claim does
+not involve the band, so its readings are the variants only.
 
 Each claim is tested by the logical form its entry in ``config/paper_reference.yaml`` states
-(``test``, ``margin``, ``alpha``, or named ``parts``), from the per-repetition table: the
-effects are paired (all settings of a repetition share its data), families of settings are
-Holm-adjusted, and the stability is the share of 200 bootstrap resamples of the repetitions
-that give the same verdict. Coverage effects are means of 0/1 indicators, whose t-intervals
-are sound at the paper's 2000 repetitions; their variance is floored (Agresti–Coull) so that
-few, all-alike repetitions do not give zero-width intervals. The paper's Table 1 values are
-not available in any retrievable text, so its qualitative claims are tested, not numbers.
+(``test``, ``margin``, ``alpha``, or named ``parts``), from the per-repetition table
+(:class:`Repetitions`): the effects are paired (all settings of a repetition share its data),
+families of settings are Holm-adjusted, and the stability is the share of 200 bootstrap
+resamples of the repetitions that give the same verdict. Coverage effects are means of 0/1
+indicators, whose t-intervals are sound at the paper's 2000 repetitions; their variance is
+floored (Agresti–Coull, :func:`krepro.stats.agresti_coull_sd`) so that few, all-alike
+repetitions do not give zero-width intervals. The paper's Table 1 values are not available in
+any retrievable text, so its qualitative claims are tested, not numbers.
 """
 
 from __future__ import annotations
@@ -34,127 +28,82 @@ from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
-from scipy.stats import chi2
 
 from krepro.records import atomic_write_text
+from krepro.stats import agresti_coull_sd, cochran_q, floored_deviation_sd, rmse_ratio
 from krepro.studies.claims import (
     EVERY,
     PARTS,
     ClaimTest,
     Effect,
-    Judgement,
     combine,
     combine_family,
     combine_parts,
     family_verdict,
     judge_family,
     member_word,
-    stability_seed,
+    stability,
 )
-from krepro.studies.claims import stability as claim_stability
 from krepro.studies.coverage.figures import plot_coverage, plot_coverage_heatmap, plot_rmse
-from krepro.studies.coverage.run import BANDS, load_shards
+from krepro.studies.coverage.readings import BANDS, variant_readings
+from krepro.studies.coverage.run import load_shards
 from krepro.studies.coverage.tables import (
-    BAND_LABELS,
     aggregate,
     full_repetitions,
     table1_markdown,
     table1_wide,
     tidy,
-    variant_order,
 )
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
+from krepro.studies.readings import the_primary
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import (
-    INCONCLUSIVE,
-    VERDICTS,
-    Section,
-    claim_verdict,
-    judgement_detail,
-)
+from krepro.studies.verdicts import INCONCLUSIVE, VERDICTS, Section, judgement_detail
 
-__all__ = [
-    "BAND_LABELS",
-    "Reading",
-    "aggregate",
-    "cochran_q",
-    "coverage_section",
-    "coverage_verdicts",
-    "summary",
-    "table1_markdown",
-    "table1_wide",
-    "tidy",
-    "variant_order",
-]
+__all__ = ["Repetitions", "coverage_section", "coverage_verdicts", "summary"]
 
 # --------------------------------------------------------------------------- verdicts
 
 
-def cochran_q(indicators):
-    """Cochran's Q test that k paired binary outcomes have equal success probabilities.
-
-    A diagnostic of the report (any dependence on T at all), not a verdict: failing to
-    reject is no evidence of independence; the claim is judged by an equivalence test.
-
-    Parameters
-    ----------
-    indicators : array-like of shape (n_blocks, k)
-        Rows are repetitions (blocks), columns the k settings compared (here: T values,
-        which share the data of a repetition, so a test for independent samples is wrong).
-
-    Returns
-    -------
-    q, p_value : float
-        ``p_value = 1`` when every block is all-0 or all-1 (no information).
-    """
-    x = np.asarray(indicators, dtype=float)
-    k = x.shape[1]
-    columns, rows = x.sum(axis=0), x.sum(axis=1)
-    total = rows.sum()
-    denominator = k * total - np.sum(rows**2)
-    if denominator <= 0:
-        return 0.0, 1.0
-    q = (k - 1) * (k * np.sum(columns**2) - total**2) / denominator
-    return float(q), float(chi2.sf(q, k - 1))
-
-
 @dataclasses.dataclass(frozen=True)
-class Reading:
-    """The repetitions of one reading (penalty variant × band) as one paired matrix.
+class Repetitions:
+    """The repetitions of one reading as one paired matrix: what its checks read.
 
     Attributes
     ----------
     partitions, targets : tuple of int
         The P and T grids (ascending).
     covered : ndarray of shape (n, len(partitions), len(targets))
-        Coverage indicators per repetition.
+        Coverage indicators of the reading's band per repetition.
     squared_error : ndarray of shape (n, len(partitions))
         ‖f̄ − f*‖²/T at the largest T per repetition (the RMSE's base).
+    nominal : float
+        Nominal coverage.
     """
 
     partitions: tuple
     targets: tuple
     covered: np.ndarray
     squared_error: np.ndarray
+    nominal: float
 
     @classmethod
-    def from_runs(cls, runs, variant, band):
-        """The reading ``(variant, band)`` of the per-repetition table (:func:`tidy`)."""
-        part = runs[runs["variant"] == variant].sort_values(["repetition", "P", "T"])
+    def of(cls, runs, reading, nominal):
+        """The rows of ``reading`` in the per-repetition table (:func:`tidy`); a reading
+        without a band reads the primary band's indicators."""
+        part = reading.select(runs).sort_values(["repetition", "P", "T"])
+        band = reading.axes.get("band", BANDS[0])
         partitions = tuple(int(p) for p in sorted(part["P"].unique()))
         targets = tuple(int(t) for t in sorted(part["T"].unique()))
         shape = (-1, len(partitions), len(targets))
         covered = part[f"covered_{band}"].to_numpy(dtype=float).reshape(shape)
         error = part["squared_error"].to_numpy(dtype=float).reshape(shape)[:, :, -1]
-        return cls(partitions, targets, covered, error)
-
-    @property
-    def n_repetitions(self) -> int:
-        return int(self.covered.shape[0])
+        return cls(partitions, targets, covered, error, float(nominal))
 
     def matrix(self) -> np.ndarray:
         """Rows: repetitions; columns: every (P, T) indicator, then every P's squared error."""
-        return np.hstack([self.covered.reshape(self.n_repetitions, -1), self.squared_error])
+        n = self.covered.shape[0]
+        return np.hstack([self.covered.reshape(n, -1), self.squared_error])
 
     def split(self, rows):
         """Inverse of :meth:`matrix` (for a resample of its rows)."""
@@ -167,7 +116,7 @@ class Reading:
 class _Family:
     """A family of settings: its test, member names, and their effects from the repetitions.
 
-    ``effects`` maps a (resampled) row matrix of :meth:`Reading.matrix` to one
+    ``effects`` maps a (resampled) row matrix of :meth:`Repetitions.matrix` to one
     :class:`~krepro.studies.claims.Effect` per member, so that the bootstrap recomputes every
     effect from resampled repetitions (all settings resampled together: they are paired).
     """
@@ -177,94 +126,33 @@ class _Family:
     effects: Callable
 
 
-def _sd(values):
-    """Sample standard deviation of each column (ddof = 1; NaN with fewer than 2 rows)."""
-    if values.shape[0] < 2:
-        return np.full(values.shape[1:], np.nan)
-    return values.std(axis=0, ddof=1)
-
-
 def _indicator_effects(indicators, nominal, sign):
-    """Effects ``sign · (coverage − nominal)`` of 0/1 columns, with a variance that is never 0.
-
-    The interval is the framework's t-interval of the mean indicator, with the
-    Agresti–Coull variance p̃(1 − p̃), p̃ = (x + 2)/(n + 4), in place of the sample variance:
-    within 1 % of it at 2000 repetitions and coverage near 0.95 (where the t-interval of
-    the indicators is as good as Wilson's), and never zero, so that a cell whose repetitions
-    are all covered does not get a zero-width interval.
-    """
+    """Effects ``sign · (coverage − nominal)`` of 0/1 columns: the t-interval of the mean
+    indicator with the Agresti–Coull variance (:func:`krepro.stats.agresti_coull_sd`)."""
     n = indicators.shape[0]
     successes = indicators.sum(axis=0)
-    smoothed = (successes + 2.0) / (n + 4.0)
-    sd = np.sqrt(smoothed * (1.0 - smoothed))
     means = sign * (successes / n - nominal)
+    sd = agresti_coull_sd(successes, n)
     return [Effect(float(m), float(s), n) for m, s in zip(means, sd, strict=True)]
 
 
 def _deviation_effects(indicators):
-    """Effects of covered(T) − mean over T of covered, per repetition, for each T column.
-
-    The sample standard deviation, floored at that of two half-covered repetitions among
-    n + 4 (as :func:`_indicator_effects`): a set of repetitions covered alike at every T does
-    not get a zero-width interval.
-    """
+    """Effects of covered(T) − mean over T of covered, per repetition, for each T column
+    (floored standard deviation: :func:`krepro.stats.floored_deviation_sd`)."""
     n = indicators.shape[0]
     deviation = indicators - indicators.mean(axis=1, keepdims=True)
-    sd = np.maximum(_sd(deviation), np.sqrt(0.5 / (n + 4.0)))
+    sd = floored_deviation_sd(deviation)
     return [Effect(float(m), float(s), n) for m, s in zip(deviation.mean(axis=0), sd, strict=True)]
 
 
-def _ratio_effects(error, reference, members, sign, shift=0.0):
-    """Effects ``sign · (RMSE(P)/RMSE(P_ref) − 1) − shift`` per member column of ``error``.
-
-    The ratio of root mean squared errors is not a mean of repetitions; its paired delta-method
-    pseudo-values R + (R/2)(e_P/m_P − e_ref/m_ref) have mean R and give its interval.
-    """
-    n = error.shape[0]
-    means = error.mean(axis=0)
-    out = []
-    for j in members:
-        ratio = np.sqrt(means[j] / means[reference])
-        pseudo = ratio / 2.0 * (error[:, j] / means[j] - error[:, reference] / means[reference])
-        out.append(Effect(float(sign * (ratio - 1.0) - shift), float(_sd(pseudo)), n))
-    return out
-
-
-def _fast_verdict(test, effects):
-    """Family verdict, rule ``every``: :func:`krepro.studies.claims.family_verdict`."""
-    return family_verdict(test, list(effects), EVERY)
-
-
-def _judge(families, reading, *, seed, parts):
-    """Judge a claim over its families of one reading; its bootstrap stability.
-
-    Each family is judged with Holm over its members and rule ``every``; with ``parts`` the
-    families are the claim's named parts, combined by
-    :func:`krepro.studies.claims.combine_parts`. The bootstrap resamples whole repetitions
-    (rows of :meth:`Reading.matrix`: every setting of a repetition together) and judges each
-    resample with :func:`_fast_verdict`.
-
-    Returns
-    -------
-    result : FamilyJudgement
-        The claim's judgement (for parts: members are the parts).
-    judged : dict of str to FamilyJudgement
-        Each family's judgement.
-    stability : float
-    """
-    judged = {}
-    data = reading.matrix()
-    for name, family in families.items():
-        effects = dict(zip(family.names, family.effects(data), strict=True))
-        judged[name] = combine_family(family.test, judge_family(family.test, effects), EVERY)
-    result = combine_parts(judged) if parts else next(iter(judged.values()))
-
-    def verdict_of(rows):
-        verdicts = [_fast_verdict(f.test, f.effects(rows)) for f in families.values()]
-        return combine(PARTS, verdicts) if parts else verdicts[0]
-
-    stability = claim_stability(data, verdict_of, seed=seed, all_at_once=True)
-    return result, judged, stability
+def _ratio_effects(error, members, sign, shift=0.0):
+    """Effects ``sign · (RMSE(P)/RMSE(smallest P) − 1) − shift`` per member column of
+    ``error``, with paired delta-method spreads (:func:`krepro.stats.rmse_ratio`)."""
+    ratio, sd = rmse_ratio(error, 0, members)
+    return [
+        Effect(float(sign * (r - 1.0) - shift), float(s), error.shape[0])
+        for r, s in zip(ratio, sd, strict=True)
+    ]
 
 
 def _family_text(family):
@@ -278,56 +166,75 @@ def _family_text(family):
     return text
 
 
-def _claim_detail(what, result, judged, parts):
-    """The detail of a claim judged by :func:`_judge`."""
+def _judge(what, families, context, seed, measured):
+    """The outcome of a claim over its families of one reading, with its stability.
+
+    Each family is judged with Holm over its members and rule ``every``; a claim with named
+    parts has one family per part (not one named ``""``), combined by
+    :func:`krepro.studies.claims.combine_parts`. The bootstrap resamples whole repetitions
+    (rows of :meth:`Repetitions.matrix`: every setting of a repetition together).
+    """
+    parts = "" not in families
+    data = context.matrix()
+    judged = {}
+    for name, family in families.items():
+        effects = dict(zip(family.names, family.effects(data), strict=True))
+        judged[name] = combine_family(family.test, judge_family(family.test, effects), EVERY)
+    result = combine_parts(judged) if parts else judged[""]
+
+    def verdict_of(rows):
+        verdicts = [family_verdict(f.test, f.effects(rows), EVERY) for f in families.values()]
+        return combine(PARTS, verdicts) if parts else verdicts[0]
+
     if not parts:
-        family = result
-        return (
-            f"{what} {len(family.members)} settings (Holm): {_family_text(family)}. Deciding"
-            f" setting ({family.deciding}): {judgement_detail(family.judgement)}"
+        detail = (
+            f"{what} {len(result.members)} settings (Holm): {_family_text(result)}. Deciding"
+            f" setting ({result.deciding}): {judgement_detail(result.judgement)}"
         )
-    texts = "; ".join(
-        f"{name}: {member_word(family.verdict)}"
-        f" ({len(family.members)} settings: {_family_text(family)})"
-        for name, family in judged.items()
+    else:
+        texts = "; ".join(
+            f"{name}: {member_word(family.verdict)}"
+            f" ({len(family.members)} settings: {_family_text(family)})"
+            for name, family in judged.items()
+        )
+        detail = (
+            f"{what} Parts — {texts}. Deciding part ({result.deciding}), setting"
+            f" {judged[result.deciding].deciding}: {judgement_detail(result.judgement)}"
+        )
+    return Outcome(
+        detail,
+        result,
+        stability=stability(data, verdict_of, seed=seed, all_at_once=True),
+        measured=measured,
     )
-    deciding = judged[result.deciding]
-    return (
-        f"{what} Parts — {texts}. Deciding part ({result.deciding}), setting"
-        f" {deciding.deciding}: {judgement_detail(result.judgement)}"
-    )
 
 
-def _p_index(reading, predicate):
-    return [k for k, p in enumerate(reading.partitions) if predicate(p)]
+def _p_index(context, predicate):
+    return [k for k, p in enumerate(context.partitions) if predicate(p)]
 
 
-def _cells(reading, indices):
-    """Names and flat column indices of every (P, T) cell of the partitions ``indices``."""
-    n_t = len(reading.targets)
-    names = tuple(f"P = {reading.partitions[i]}, T = {t}" for i in indices for t in reading.targets)
+def _coverage_family(context, test, indices, sign):
+    """Coverage − nominal (``sign`` +1) or nominal − coverage (−1) of every (P, T) cell of the
+    partitions ``indices``."""
+    n_t = len(context.targets)
+    names = tuple(f"P = {context.partitions[i]}, T = {t}" for i in indices for t in context.targets)
     columns = [i * n_t + j for i in indices for j in range(n_t)]
-    return names, columns
-
-
-def _coverage_family(reading, test, indices, nominal, sign):
-    names, columns = _cells(reading, indices)
 
     def effects(rows):
-        covered, _ = reading.split(rows)
+        covered, _ = context.split(rows)
         flat = covered.reshape(covered.shape[0], -1)[:, columns]
-        return _indicator_effects(flat, nominal, sign)
+        return _indicator_effects(flat, context.nominal, sign)
 
     return _Family(test, names, effects)
 
 
-def _ratio_family(reading, test, indices, sign, shift=0.0):
-    reference = reading.partitions[0]
-    names = tuple(f"P = {reading.partitions[i]} vs {reference}" for i in indices)
+def _ratio_family(context, test, indices, sign, shift=0.0):
+    reference = context.partitions[0]
+    names = tuple(f"P = {context.partitions[i]} vs {reference}" for i in indices)
 
     def effects(rows):
-        _, error = reading.split(rows)
-        return _ratio_effects(error, 0, indices, sign, shift)
+        _, error = context.split(rows)
+        return _ratio_effects(error, indices, sign, shift)
 
     return _Family(test, names, effects)
 
@@ -336,133 +243,117 @@ def _part_test(claim, part):
     return ClaimTest.from_reference({"alpha": claim.get("alpha", 0.05), **claim["parts"][part]})
 
 
-def _coverage_range(reading, indices):
-    values = reading.covered[:, indices].mean(axis=0)
+def _coverage_range(context, indices):
+    values = context.covered[:, indices].mean(axis=0)
     return f"{values.min():.3f}–{values.max():.3f}"
 
 
-def _ratio_text(reading):
-    error = reading.squared_error.mean(axis=0)
+def _ratio_text(context):
+    error = context.squared_error.mean(axis=0)
     ratio = np.sqrt(error / error[0])
-    return ", ".join(f"{p}: {r:.2f}" for p, r in zip(reading.partitions, ratio, strict=True))
+    return ", ".join(f"{p}: {r:.2f}" for p, r in zip(context.partitions, ratio, strict=True))
 
 
-def _check_t_independence(reading, claim, nominal, seed):
-    test = ClaimTest.from_reference(claim)
-    n_t = len(reading.targets)
-    if n_t < 2:
+def _check_t_independence(context, claim, seed):
+    if len(context.targets) < 2:
         return None
-    names = tuple(f"P = {p}, T = {t}" for p in reading.partitions for t in reading.targets)
+    names = tuple(f"P = {p}, T = {t}" for p in context.partitions for t in context.targets)
 
     def effects(rows):
-        covered, _ = reading.split(rows)
+        covered, _ = context.split(rows)
         return [e for k in range(covered.shape[1]) for e in _deviation_effects(covered[:, k])]
 
-    family = _Family(test, names, effects)
-    result, judged, stability = _judge({"": family}, reading, seed=seed, parts=False)
-    deviation = reading.covered.mean(axis=0) - reading.covered.mean(axis=(0, 2))[:, None]
+    deviation = context.covered.mean(axis=0) - context.covered.mean(axis=(0, 2))[:, None]
     i, j = np.unravel_index(np.argmax(np.abs(deviation)), deviation.shape)
-    measured = (
-        f"largest deviation from the T-average {deviation[i, j]:+.4f}"
-        f" (P = {reading.partitions[i]}, T = {reading.targets[j]})"
-    )
-    detail = _claim_detail(
+    return _judge(
         "Coverage at T minus the coverage averaged over T at the same P, per repetition"
         " (paired: every T shares a repetition's data), over every (P, T):",
-        result,
-        judged,
-        parts=False,
+        {"": _Family(ClaimTest.from_reference(claim), names, effects)},
+        context,
+        seed,
+        f"largest deviation from the T-average {deviation[i, j]:+.4f}"
+        f" (P = {context.partitions[i]}, T = {context.targets[j]})",
     )
-    return result, stability, detail, measured
 
 
-def _check_nominal_above(reading, claim, nominal, seed):
-    test = ClaimTest.from_reference(claim)
-    indices = _p_index(reading, lambda p: p >= claim["min_partitions"])
+def _check_nominal_above(context, claim, seed):
+    least = claim["min_partitions"]
+    indices = _p_index(context, lambda p: p >= least)
     if not indices:
         return None
-    family = _coverage_family(reading, test, indices, nominal, sign=1.0)
-    result, judged, stability = _judge({"": family}, reading, seed=seed, parts=False)
-    measured = f"coverage {_coverage_range(reading, indices)} for P ≥ {claim['min_partitions']}"
-    detail = _claim_detail(
-        f"Coverage − {nominal:g} per (P, T) cell with P ≥ {claim['min_partitions']}:",
-        result,
-        judged,
-        parts=False,
+    family = _coverage_family(context, ClaimTest.from_reference(claim), indices, sign=1.0)
+    return _judge(
+        f"Coverage − {context.nominal:g} per (P, T) cell with P ≥ {least}:",
+        {"": family},
+        context,
+        seed,
+        f"coverage {_coverage_range(context, indices)} for P ≥ {least}",
     )
-    return result, stability, detail, measured
 
 
-def _check_below_nominal(reading, claim, nominal, seed):
+def _check_below_nominal(context, claim, seed):
     families, ranges = {}, []
     for part, entry in claim["parts"].items():
-        indices = _p_index(reading, lambda p, q=entry["partitions"]: p == q)
+        indices = _p_index(context, lambda p, q=entry["partitions"]: p == q)
         if not indices:
             return None
         test = _part_test(claim, part)
-        families[part] = _coverage_family(reading, test, indices, nominal, sign=-1.0)
-        ranges.append(f"P = {entry['partitions']}: {_coverage_range(reading, indices)}")
-    result, judged, stability = _judge(families, reading, seed=seed, parts=True)
-    detail = _claim_detail(
-        f"{nominal:g} − coverage per (P, T) cell, one part per P (Holm over T within each):",
-        result,
-        judged,
-        parts=True,
+        families[part] = _coverage_family(context, test, indices, sign=-1.0)
+        ranges.append(f"P = {entry['partitions']}: {_coverage_range(context, indices)}")
+    return _judge(
+        f"{context.nominal:g} − coverage per (P, T) cell, one part per P (Holm over T within"
+        " each):",
+        families,
+        context,
+        seed,
+        "; ".join(ranges),
     )
-    return result, stability, detail, "; ".join(ranges)
 
 
-def _check_accuracy(reading, claim, nominal, seed):
+def _check_accuracy(context, claim, seed):
     threshold = float(claim["parts"]["no_decline"]["margin"])
-    first = claim["first_decline"]
-    flat = _p_index(reading, lambda p: reading.partitions[0] < p < first)
-    declined = _p_index(reading, lambda p: p >= first)
+    first, smallest = claim["first_decline"], context.partitions[0]
+    flat = _p_index(context, lambda p: smallest < p < first)
+    declined = _p_index(context, lambda p: p >= first)
     if not flat or not declined:
         return None
     families = {
-        "no_decline": _ratio_family(reading, _part_test(claim, "no_decline"), flat, sign=-1.0),
+        "no_decline": _ratio_family(context, _part_test(claim, "no_decline"), flat, sign=-1.0),
         "declines": _ratio_family(
-            reading, _part_test(claim, "declines"), declined, sign=1.0, shift=threshold
+            context, _part_test(claim, "declines"), declined, sign=1.0, shift=threshold
         ),
     }
-    result, judged, stability = _judge(families, reading, seed=seed, parts=True)
-    detail = _claim_detail(
-        f"RMSE of f̄ at T = {reading.targets[-1]} relative to the smallest P"
-        f" ({reading.partitions[0]}), paired delta-method intervals: no_decline = 1 − ratio"
-        f" for {reading.partitions[0]} < P < {first}; declines = ratio − {1 + threshold:g}"
-        f" for P ≥ {first}.",
-        result,
-        judged,
-        parts=True,
+    return _judge(
+        f"RMSE of f̄ at T = {context.targets[-1]} relative to the smallest P ({smallest}),"
+        f" paired delta-method intervals: no_decline = 1 − ratio for {smallest} < P < {first};"
+        f" declines = ratio − {1 + threshold:g} for P ≥ {first}.",
+        families,
+        context,
+        seed,
+        f"RMSE ratio to the smallest P — {_ratio_text(context)}",
     )
-    return result, stability, detail, f"RMSE ratio to the smallest P — {_ratio_text(reading)}"
 
 
-def _check_summary(reading, claim, nominal, seed):
+def _check_summary(context, claim, seed):
     low, high = claim["partitions"]
-    indices = _p_index(reading, lambda p: low <= p <= high)
+    indices = _p_index(context, lambda p: low <= p <= high)
     ratio = [i for i in indices if i > 0]
     if not indices or not ratio:
         return None
     families = {
-        "coverage": _coverage_family(
-            reading, _part_test(claim, "coverage"), indices, nominal, sign=1.0
-        ),
-        "accuracy": _ratio_family(reading, _part_test(claim, "accuracy"), ratio, sign=-1.0),
+        "coverage": _coverage_family(context, _part_test(claim, "coverage"), indices, sign=1.0),
+        "accuracy": _ratio_family(context, _part_test(claim, "accuracy"), ratio, sign=-1.0),
     }
-    result, judged, stability = _judge(families, reading, seed=seed, parts=True)
-    detail = _claim_detail(
-        f"For {low} ≤ P ≤ {high} and every T: coverage = coverage − {nominal:g} per (P, T);"
-        f" accuracy = 1 − RMSE(P)/RMSE({reading.partitions[0]}) at T = {reading.targets[-1]}.",
-        result,
-        judged,
-        parts=True,
+    return _judge(
+        f"For {low} ≤ P ≤ {high} and every T: coverage = coverage − {context.nominal:g} per"
+        f" (P, T); accuracy = 1 − RMSE(P)/RMSE({context.partitions[0]}) at"
+        f" T = {context.targets[-1]}.",
+        families,
+        context,
+        seed,
+        f"coverage {_coverage_range(context, indices)}; RMSE ratio"
+        f" {_ratio_text(context).split(', ', 1)[-1]}",
     )
-    measured = (
-        f"coverage {_coverage_range(reading, indices)}; RMSE ratio"
-        f" {_ratio_text(reading).split(', ', 1)[-1]}"
-    )
-    return result, stability, detail, measured
 
 
 # Claims judged per (variant, band) reading, and per variant (the band plays no part).
@@ -475,19 +366,19 @@ BAND_CHECKS = {
 VARIANT_CHECKS = {"accuracy_declines": _check_accuracy}
 
 
-def coverage_verdicts(table, runs, reference, primary_variant, nominal, scale):
+def coverage_verdicts(runs, reference, readings, nominal, scale):
     """Verdict records of the coverage claims: one per (claim, reading).
 
     Parameters
     ----------
-    table : DataFrame
-        Long Table 1 (:func:`aggregate`).
     runs : DataFrame
-        Per-repetition table (:func:`tidy`): every claim is judged from its repetitions.
+        Per-repetition table (:func:`~krepro.studies.coverage.tables.tidy`): every claim is
+        judged from its repetitions.
     reference : dict
         The ``coverage`` section of ``config/paper_reference.yaml``.
-    primary_variant : str
-        The penalty variant of the primary reading (with the percentile band).
+    readings : list of Reading
+        The (variant, band) readings (:func:`krepro.studies.coverage.readings.readings`), in
+        the records' order.
     nominal : float
         Nominal coverage.
     scale : str
@@ -496,60 +387,28 @@ def coverage_verdicts(table, runs, reference, primary_variant, nominal, scale):
     Returns
     -------
     list of Verdict
-        Readings ``"<variant>, <band> band"`` for the claims about coverage, ``"<variant>"``
-        for the accuracy claim; the primary reading is the primary variant's percentile band.
+        Claim by claim: the claims about coverage under every (variant, band) reading, then
+        the accuracy claim under every variant
+        (:func:`~krepro.studies.coverage.readings.variant_readings`).
     """
-    claims = reference["claims"]
-    records = []
-    variants = variant_order(table, primary_variant)
-    jobs = [
-        (claim_id, check, variant, band)
-        for claim_id, check in BAND_CHECKS.items()
-        for variant in variants
-        for band in BANDS
-    ] + [
-        (claim_id, check, variant, None)
-        for claim_id, check in VARIANT_CHECKS.items()
-        for variant in variants
-    ]
-    for claim_id, check, variant, band in jobs:
-        claim = claims[claim_id]
-        reading = Reading.from_runs(runs, variant, band or BANDS[0])
-        protocol = variant if band is None else f"{variant}, {band} band"
-        outcome = check(reading, claim, nominal, stability_seed("coverage", claim_id, protocol))
-        common = {
-            "experiment": "coverage",
-            "paper": "coverage",
-            "scale": scale,
-            "protocol": protocol,
-            "primary": variant == primary_variant and band in (None, BANDS[0]),
-            "n_repetitions": reading.n_repetitions,
-            "paper_value": claim.get("paper_value", ""),
-        }
-        if outcome is None:
-            detail = (
-                "The runs hold none of the settings this claim is about (see"
-                " `coverage.partitions` and `coverage.targets`)."
-            )
-            judgement = Judgement(INCONCLUSIVE, *[float("nan")] * 5)
-            records.append(
-                claim_verdict(reference, claim_id, None, detail, judgement=judgement, **common)
-            )
-            continue
-        result, stability, detail, measured = outcome
-        records.append(
-            claim_verdict(
-                reference,
-                claim_id,
-                result.verdict,
-                detail,
-                judgement=result.judgement,
-                stability=stability,
-                measured=measured,
-                **common,
-            )
-        )
-    return records
+    claims = ClaimSet(
+        "coverage",
+        "coverage",
+        reference,
+        scale,
+        no_data="The runs hold none of the settings this claim is about (see"
+        " `coverage.partitions` and `coverage.targets`).",
+        reference_paper_values=True,
+    )
+
+    def context_of(reading):
+        return Repetitions.of(runs, reading, nominal)
+
+    return judge_readings(
+        claims, BAND_CHECKS, readings, context_of, order="claim"
+    ) + judge_readings(
+        claims, VARIANT_CHECKS, variant_readings(readings), context_of, order="claim"
+    )
 
 
 def _setup_rows(reference, settings):
@@ -572,7 +431,7 @@ def _setup_rows(reference, settings):
     return pd.DataFrame(rows)
 
 
-def coverage_section(table, runs, reference, primary_variant, settings, *, scale):
+def coverage_section(table, runs, reference, readings, settings, *, scale):
     """The coverage study's report section: verdict records and supporting tables.
 
     Parameters
@@ -583,7 +442,8 @@ def coverage_section(table, runs, reference, primary_variant, settings, *, scale
         Per-repetition table (:func:`tidy`).
     reference : dict
         The ``coverage`` section of ``config/paper_reference.yaml``.
-    primary_variant : str
+    readings : list of Reading
+        The (variant, band) readings (:func:`krepro.studies.coverage.readings.readings`).
     settings : dict
         This run's values of the keys in ``reference["setup"]`` (e.g. n_samples).
     scale : str
@@ -594,7 +454,8 @@ def coverage_section(table, runs, reference, primary_variant, settings, *, scale
     Section
     """
     nominal = float(settings["confidence_level"])
-    verdicts = coverage_verdicts(table, runs, reference, primary_variant, nominal, scale)
+    verdicts = coverage_verdicts(runs, reference, readings, nominal, scale)
+    primary_variant = the_primary(readings).axes["variant"]
     intro = "\n".join(
         [
             reference["values_note"].strip(),
@@ -636,10 +497,10 @@ def coverage_section(table, runs, reference, primary_variant, settings, *, scale
         .reset_index()
     )
     body += [markdown_table(diag, digits=4), ""]
-    reading = Reading.from_runs(runs, primary_variant, BANDS[0])
+    repetitions = Repetitions.of(runs, the_primary(readings), nominal)
     q_values = ", ".join(
-        f"P = {p}: {cochran_q(reading.covered[:, k])[1]:.2g}"
-        for k, p in enumerate(reading.partitions)
+        f"P = {p}: {cochran_q(repetitions.covered[:, k])[1]:.2g}"
+        for k, p in enumerate(repetitions.partitions)
     )
     body += [
         "Cochran's Q p-values for any dependence of the coverage on T (percentile band; a"
@@ -681,26 +542,26 @@ def summary(job, log):
     separate jobs would.
     """
     out, params = job.output, job.params
+    nominal = params.confidence_level
+    variant = the_primary(params.readings).axes["variant"]
     shards = load_shards(job.input.shards)
     rho = {str(shard["variant"]): float(shard["setting_rho"]) for shard in shards}
     runs = tidy(shards)
     table = aggregate(runs, params.confidence_level, params.subsets, rho)
     atomic_write_text(out.runs, runs.to_csv(index=False))
     atomic_write_text(out.table, table.to_csv(index=False))
-    atomic_write_text(out.markdown, table1_markdown(table, params.primary_variant))
+    atomic_write_text(out.markdown, table1_markdown(table, variant))
 
     table = pd.read_csv(out.table)
-    nominal, variant = params.confidence_level, params.primary_variant
     plot_coverage_heatmap(table, out.coverage, variant, nominal)
     plot_coverage(table, out.lines, variant, nominal)
     plot_rmse(table, out.rmse, variant)
 
-    reference = job.params.reference
     section = coverage_section(
         pd.read_csv(out.table),
         pd.read_csv(out.runs),
-        reference,
-        variant,
+        params.reference,
+        params.readings,
         params.settings,
         scale=params.scale,
     )

@@ -46,9 +46,9 @@ from krepro.distributed.bands import select_bands
 from krepro.distributed.bootstrap import bootstrap_deviations
 from krepro.records import atomic_write_bytes
 from krepro.seeding import generator
+from krepro.studies.coverage.readings import BANDS
 
 __all__ = [
-    "BANDS",
     "CoverageSettings",
     "draw_sample",
     "load_shards",
@@ -59,11 +59,9 @@ __all__ = [
     "save_shard",
     "settings_from_config",
     "shard",
-    "shard_ranges",
     "true_function",
 ]
 
-BANDS = ("percentile", "basic")
 _RESULT_ARRAYS = ("covered", "tail_index", "n_inside", "squared_error", "cpu_seconds")
 
 
@@ -114,14 +112,6 @@ def settings_from_config(section, variant):
         nu=float(section["kernel"]["nu"]),
         length_scale=float(section["kernel"]["length_scale"]),
     )
-
-
-def shard_ranges(n_repetitions, shard_size):
-    """``[(first, stop), ...]``: repetitions split into blocks of ``shard_size``."""
-    return [
-        (first, min(first + shard_size, n_repetitions))
-        for first in range(0, n_repetitions, shard_size)
-    ]
 
 
 def draw_sample(seed, repetition, n_samples, n_targets):

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from krepro.stats import wilson_interval
-from krepro.studies.coverage.run import BANDS
+from krepro.studies.coverage.readings import BANDS
 from krepro.studies.tables import markdown_table
 
 __all__ = [
