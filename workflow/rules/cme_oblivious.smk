@@ -1,9 +1,14 @@
 """Oblivious features for continuous S: dyadic partition vs CME (target: cme_oblivious)."""
 
+from krepro.studies.readings import job_repetitions
+
 CME_OBLIVIOUS = config["cme_oblivious"]
+# The readings (krepro.studies.cme_oblivious.readings): estimator × d. One job per (d,
+# experiment) fits every estimator on the same draws.
+CME_OBLIVIOUS_READINGS = study_readings("cme_oblivious")
 CME_OBLIVIOUS_RUNS = expand(
     results("cme_oblivious/runs/d-{dim}/experiment-{experiment}.json"),
-    dim=CME_OBLIVIOUS["sensitive_dims"],
+    dim=[dim for dim, in job_repetitions(CME_OBLIVIOUS_READINGS, ("sensitive_dim",))],
     experiment=CME_OBLIVIOUS["experiments"],
 )
 
@@ -58,6 +63,7 @@ rule cme_oblivious_summary:
         runtime=5,
     params:
         reference=study_reference("cme_oblivious"),
+        readings=CME_OBLIVIOUS_READINGS,
         scale=config["scale"],
         entry=job_entry("cme_oblivious", "summary"),
         code=job_code("cme_oblivious", "summary"),

@@ -5,14 +5,17 @@ import pandas as pd
 import yaml
 
 from krepro.studies.cme_oblivious.figures import plot_cme_oblivious
+from krepro.studies.cme_oblivious.readings import readings
 from krepro.studies.cme_oblivious.report import cme_oblivious_section, cme_oblivious_verdicts
-from krepro.studies.cme_oblivious.run import aggregate, run_setting, tidy
+from krepro.studies.cme_oblivious.run import run_setting
+from krepro.studies.cme_oblivious.tables import aggregate, tidy
 
 # --------------------------------------------------------------------------- verdicts
 
 REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["cme"][
     "oblivious_features"
 ]
+READINGS = readings({"sensitive_dims": [1, 2], "n_repetitions": 5})
 
 
 def synthetic_runs(n_reps, *, ratio=None, krr_p=0.001, dims=(1, 2), noise=0.05):
@@ -36,7 +39,7 @@ def synthetic_runs(n_reps, *, ratio=None, krr_p=0.001, dims=(1, 2), noise=0.05):
 
 
 def verdicts(runs):
-    records = cme_oblivious_verdicts(runs, REFERENCE, "test")
+    records = cme_oblivious_verdicts(runs, REFERENCE, "test", READINGS)
     return {r.protocol: r for r in records}
 
 
@@ -46,6 +49,20 @@ def test_dependence_reduced_has_one_record_per_reading_and_one_primary():
     assert [p for p, r in records.items() if r.primary] == ["dyadic, d = 1"]
     assert {r.verdict for r in records.values()} == {"reproduced"}
     assert all(r.n_repetitions == 20 and r.paper == "oblivious" for r in records.values())
+
+
+def test_verdicts_follow_the_declared_readings_that_the_runs_hold():
+    """Records in the readings' order (estimator, then d), each with the repetitions its d
+    ran; a declared d without runs is not judged."""
+    records = cme_oblivious_verdicts(synthetic_runs(7, dims=(1,)), REFERENCE, "test", READINGS)
+    assert [(r.protocol, r.primary) for r in records] == [
+        ("dyadic, d = 1", True),
+        ("cme, d = 1", False),
+    ]
+    assert {(r.claim_id, r.verdict, r.n_repetitions) for r in records} == {
+        ("dependence_reduced", "reproduced", 7)
+    }
+    assert all(r.paper_value == "significant reduction" for r in records)
 
 
 def test_dependence_reduced_is_a_holm_family_of_superiority_tests():
@@ -89,7 +106,7 @@ def test_section_and_figure_from_a_small_run(tmp_path):
     runs = tidy(records)
     assert runs["hsic_p_value"].between(1 / 20, 1).all()
     table = aggregate(runs)
-    section = cme_oblivious_section(table, runs, REFERENCE, scale="test")
+    section = cme_oblivious_section(table, runs, REFERENCE, readings=READINGS, scale="test")
     assert section.experiment == "cme_oblivious" and len(section.verdicts) == 2
     plot_cme_oblivious(table, tmp_path / "fig.png")
     assert (tmp_path / "fig.png").stat().st_size > 10_000

@@ -7,14 +7,9 @@ import pytest
 from krepro.data.synthetic import ridge_splits
 from krepro.metrics import _hsic_grams
 from krepro.seeding import generator
-from krepro.studies.cme_oblivious.run import (
-    ESTIMATORS,
-    METHODS,
-    _oblivious_kernel,
-    aggregate,
-    run_setting,
-    tidy,
-)
+from krepro.studies.cme_oblivious.readings import ESTIMATORS
+from krepro.studies.cme_oblivious.run import METHODS, _oblivious_kernel, run_setting
+from krepro.studies.cme_oblivious.tables import aggregate, tidy
 from krepro.studies.ridge.run import METHODS as RIDGE_METHODS
 from krepro.studies.ridge.run import fit_and_score
 

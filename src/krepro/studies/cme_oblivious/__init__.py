@@ -1,8 +1,9 @@
 """Extension of Oblivious data §7.2: oblivious features for continuous S with the paper's
 dyadic partition or a conditional mean embedding (CME) as the estimator of E[φ(X)|S].
 
-:mod:`.run` runs every γ and repetition of one (d, experiment) setting with both estimators
-(job ``fit``) and aggregates, :mod:`.report` checks the claim and writes the section (job
+:mod:`.readings` declares the readings (estimator × d), :mod:`.run` runs every γ and
+repetition of one (d, experiment) setting with both estimators (job ``fit``), :mod:`.tables`
+tidies and aggregates the runs, :mod:`.report` checks the claim and writes the section (job
 ``summary``), :mod:`.figures` draws the figure.
 """
 
@@ -23,4 +24,5 @@ STUDY = Study(
     jobs={"fit": "run:fit", "summary": "report:summary"},
     config_checks="checks:check",
     reference=("cme", "oblivious_features"),
+    readings="readings:readings",
 )

@@ -7,8 +7,8 @@ reduce the dependence of the predictions on S significantly, in every setting wh
 predictions depend on S (a Holm family per reading). Dependence is
 measured by HSIC with Gaussian kernels and its permutation test
 (:func:`krepro.metrics.hsic_test`), which sees any dependence, not only correlation. The
-readings are estimator × dimension of S; the primary one is the paper's: the dyadic
-partition with d = 1.
+readings are estimator × dimension of S (:mod:`.readings`); the primary one is the paper's:
+the dyadic partition with d = 1.
 """
 
 from __future__ import annotations
@@ -17,22 +17,26 @@ import numpy as np
 import pandas as pd
 
 from krepro.records import atomic_write_text, read_records
-from krepro.studies.claims import Judgement, judge_claim, member_word, stability_seed
+from krepro.studies.claims import judge_claim, member_word
 from krepro.studies.cme_oblivious.figures import plot_cme_oblivious
-from krepro.studies.cme_oblivious.run import aggregate, tidy
+from krepro.studies.cme_oblivious.run import METHODS
+from krepro.studies.cme_oblivious.tables import (
+    AT_ZERO_COLUMNS,
+    aggregate,
+    estimator_summary,
+    tidy,
+)
+from krepro.studies.judging import NO_JUDGEMENT, ClaimSet, Outcome, judge_readings
+from krepro.studies.readings import present, the_primary
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import (
-    INCONCLUSIVE,
-    Section,
-    claim_verdict,
-    judgement_detail,
-)
+from krepro.studies.verdicts import INCONCLUSIVE, Section, judgement_detail
 
 __all__ = ["cme_oblivious_section", "cme_oblivious_verdicts", "summary"]
 
-OBLIVIOUS_METHODS = ("ORR", "M-ORR")
-PRIMARY_ESTIMATOR = "dyadic"  # the paper's plug-in estimator on a partition
+#: The methods whose dependence on S the claim compares with KRR's.
+OBLIVIOUS_METHODS = METHODS[1:]
+PAPER_VALUE = "significant reduction"
 
 
 def _log_reductions(runs, estimator, dim, claim):
@@ -73,17 +77,65 @@ def _log_reductions(runs, estimator, dim, claim):
     return values, pd.DataFrame(rows)
 
 
-def cme_oblivious_verdicts(runs, reference, scale):
+def _check_dependence_reduced(context, claim, seed):
+    """Per (experiment, γ, method) where KRR depends on S, the paired log(HSIC_KRR /
+    HSIC_method) against the claim's margin, Holm within the family; inconclusive when no
+    setting shows a dependence to reduce."""
+    runs, estimator, dim = context
+    values, frame = _log_reductions(runs, estimator, dim, claim)
+    n_settings = frame["setting"].str.rsplit(",", n=1).str[0].nunique()
+    if not values:
+        return Outcome(
+            f"KRR's predictions depend on S in none of the {n_settings} (experiment, γ)"
+            " settings: there is no dependence to reduce.",
+            NO_JUDGEMENT,
+            verdict=INCONCLUSIVE,
+            paper_value=PAPER_VALUE,
+        )
+    result, stability = judge_claim(claim, values, seed=seed)
+    dependent = frame[frame["krr_dependent"]]
+    members = "; ".join(
+        f"{name}: ratio {row['hsic_ratio']:.2f}, {member_word(result.members[name].verdict)}"
+        for name, row in zip(dependent["setting"], dependent.to_dict("records"), strict=True)
+    )
+    detail = (
+        f"KRR's predictions depend on S (HSIC permutation test, p <"
+        f" {claim['dependence_alpha']:g} in ≥ half of the repetitions) in"
+        f" {len(values) // len(OBLIVIOUS_METHODS)} of {n_settings} (experiment, γ)"
+        " settings; there, per method, effect = log(HSIC_KRR / HSIC_method), paired"
+        f" over repetitions (> 0: reduced; a halving is log 2 = {np.log(2):.3f}),"
+        f" Holm over {len(values)} settings. Mean HSIC ratios (method / KRR) and"
+        f" verdicts: {members}. The oblivious predictions still reject independence in"
+        f" {dependent['share_dependent'].mean():.0%} of those repetitions (the paper"
+        " promises a reduction, not independence). Deciding setting"
+        f" ({result.deciding}): {judgement_detail(result.judgement)}"
+    )
+    return Outcome(
+        detail,
+        result,
+        stability,
+        paper_value=PAPER_VALUE,
+        measured=(
+            f"HSIC ratio {dependent['hsic_ratio'].min():.2f}–{dependent['hsic_ratio'].max():.2f}"
+        ),
+        tolerance=f"{claim['test']}, margin log 2",
+    )
+
+
+def cme_oblivious_verdicts(runs, reference, scale, readings):
     """Verdict records of ``dependence_reduced``: one per reading (estimator × d).
 
     Parameters
     ----------
     runs : pandas.DataFrame
-        The per-run table (:func:`krepro.studies.cme_oblivious.run.tidy`) with ``hsic`` and
+        The per-run table (:func:`krepro.studies.cme_oblivious.tables.tidy`) with ``hsic`` and
         ``hsic_p_value``.
     reference : dict
         ``cme.oblivious_features`` of ``config/paper_reference.yaml``.
     scale : str
+    readings : list of Reading
+        :func:`krepro.studies.cme_oblivious.readings.readings`; those the runs hold are
+        judged, each with the repetitions its d ran.
 
     Returns
     -------
@@ -95,109 +147,38 @@ def cme_oblivious_verdicts(runs, reference, scale):
         iff every setting is, not reproduced iff some setting contradicts it; inconclusive
         when no setting shows a dependence to reduce.
     """
-    claim = reference["claims"]["dependence_reduced"]
-    dims = sorted(int(d) for d in runs["sensitive_dim"].unique())
-    estimators = [e for e in runs["estimator"].unique() if e != "none"]
-    estimators = sorted(estimators, key=lambda e: (e != PRIMARY_ESTIMATOR, e))
-    records = []
-    for estimator in estimators:
-        for dim in dims:
-            values, frame = _log_reductions(runs, estimator, dim, claim)
-            protocol = f"{estimator}, d = {dim}"
-            n_reps = int(runs[runs["sensitive_dim"] == dim]["repetition"].nunique())
-            n_settings = frame["setting"].str.rsplit(",", n=1).str[0].nunique()
-            dependent = frame[frame["krr_dependent"]]
-            common = {
-                "experiment": "cme_oblivious",
-                "paper": "oblivious",
-                "scale": scale,
-                "protocol": protocol,
-                "primary": estimator == PRIMARY_ESTIMATOR and dim == dims[0],
-                "n_repetitions": n_reps,
-                "paper_value": "significant reduction",
-            }
-            if not values:
-                records.append(
-                    claim_verdict(
-                        reference,
-                        "dependence_reduced",
-                        INCONCLUSIVE,
-                        f"KRR's predictions depend on S in none of the {n_settings} (experiment,"
-                        " γ) settings: there is no dependence to reduce.",
-                        judgement=Judgement(INCONCLUSIVE, *[float("nan")] * 5),
-                        **common,
-                    )
-                )
-                continue
-            result, stability = judge_claim(
-                claim,
-                values,
-                seed=stability_seed("cme_oblivious", "dependence_reduced", protocol),
-            )
-            members = "; ".join(
-                f"{name}: ratio {row['hsic_ratio']:.2f},"
-                f" {member_word(result.members[name].verdict)}"
-                for name, row in zip(dependent["setting"], dependent.to_dict("records"),
-                                     strict=True)
-            )  # fmt: skip
-            detail = (
-                f"KRR's predictions depend on S (HSIC permutation test, p <"
-                f" {claim['dependence_alpha']:g} in ≥ half of the repetitions) in"
-                f" {len(values) // len(OBLIVIOUS_METHODS)} of {n_settings} (experiment, γ)"
-                " settings; there, per method, effect = log(HSIC_KRR / HSIC_method), paired"
-                f" over repetitions (> 0: reduced; a halving is log 2 = {np.log(2):.3f}),"
-                f" Holm over {len(values)} settings. Mean HSIC ratios (method / KRR) and"
-                f" verdicts: {members}. The oblivious predictions still reject independence in"
-                f" {dependent['share_dependent'].mean():.0%} of those repetitions (the paper"
-                " promises a reduction, not independence). Deciding setting"
-                f" ({result.deciding}): {judgement_detail(result.judgement)}"
-            )
-            records.append(
-                claim_verdict(
-                    reference,
-                    "dependence_reduced",
-                    None,
-                    detail,
-                    measured=(
-                        f"HSIC ratio {dependent['hsic_ratio'].min():.2f}–"
-                        f"{dependent['hsic_ratio'].max():.2f}"
-                    ),
-                    tolerance=f"{claim['test']}, margin log 2",
-                    judgement=result.judgement,
-                    stability=stability,
-                    **common,
-                )
-            )
-    return records
+
+    def repetitions(reading):
+        part = runs[runs["sensitive_dim"] == reading.axes["sensitive_dim"]]
+        return reading.with_repetitions(int(part["repetition"].nunique()))
+
+    return judge_readings(
+        ClaimSet("cme_oblivious", "oblivious", reference, scale),
+        {"dependence_reduced": _check_dependence_reduced},
+        [repetitions(reading) for reading in present(readings, runs)],
+        lambda reading: (runs, reading.axes["estimator"], reading.axes["sensitive_dim"]),
+    )
 
 
-def cme_oblivious_section(table, runs, reference, *, scale):
+def cme_oblivious_section(table, runs, reference, *, readings, scale):
     """Report section: the ``dependence_reduced`` verdicts and the estimator comparison.
 
     Parameters
     ----------
     table : pandas.DataFrame
-        The aggregate table (:func:`krepro.studies.cme_oblivious.run.aggregate`).
+        The aggregate table (:func:`krepro.studies.cme_oblivious.tables.aggregate`).
     runs : pandas.DataFrame
         The per-run table (HSIC and its permutation p-value per run).
     reference : dict
         ``cme.oblivious_features`` of ``config/paper_reference.yaml``.
+    readings : list of Reading
     scale : str
 
     Returns
     -------
     Section
     """
-    oblivious = table[table["estimator"] != "none"]
-    summary = (
-        oblivious.groupby(["sensitive_dim", "estimator", "method"], sort=True)
-        .agg(
-            mse_mean_over_settings=("mse_mean", "mean"),
-            abs_corr_s2=("abs_corr_s2_mean", "mean"),
-            hsic=("hsic_mean", "mean"),
-        )
-        .reset_index()
-    )
+    summary = estimator_summary(table)
     intro = (
         "The paper estimates E[φ(X)|S] on a fixed partition of the range of S; with d"
         " sensitive dimensions a partition with the same number of cells has ℓ^(1/d) cells per"
@@ -207,7 +188,7 @@ def cme_oblivious_section(table, runs, reference, *, scale):
         " variant with S ∈ [−5, 5]² (d = 2); predictions are compared by test MSE and by their"
         " remaining dependence on S: HSIC (Gaussian kernels, median bandwidths) with a"
         " permutation p-value per run, and |corr| with the mean of S². Readings: estimator ×"
-        " d, primary: dyadic, d = 1 (the paper's)."
+        f" d, primary: {the_primary(readings).name} (the paper's)."
     )
     lines = [
         "### Estimators compared (averages over γ and experiments)",
@@ -216,20 +197,7 @@ def cme_oblivious_section(table, runs, reference, *, scale):
         "",
         "At γ = 0 (X determined by S; KRR's predictions are a function of S):",
         "",
-        markdown_table(
-            table[table["gamma"] == 0.0][
-                [
-                    "sensitive_dim",
-                    "experiment",
-                    "estimator",
-                    "method",
-                    "mse_mean",
-                    "abs_corr_s2_mean",
-                    "hsic_mean",
-                    "n_reps",
-                ]
-            ]
-        ),
+        markdown_table(table[table["gamma"] == 0.0][AT_ZERO_COLUMNS]),
         "",
     ]
     for dim, group in summary.groupby("sensitive_dim"):
@@ -255,7 +223,7 @@ def cme_oblivious_section(table, runs, reference, *, scale):
         experiment="cme_oblivious",
         title="Oblivious features with continuous S: dyadic partition vs CME (extension)",
         intro=intro,
-        verdicts=cme_oblivious_verdicts(runs, reference, scale),
+        verdicts=cme_oblivious_verdicts(runs, reference, scale, readings),
         body="\n".join(lines),
     )
 
@@ -267,15 +235,18 @@ def summary(job, log):
     The figure and the verdicts each read the tables back from the files just written, as
     separate jobs would.
     """
-    out = job.output
+    out, params = job.output, job.params
     runs = tidy(read_records(job.input.runs))
     atomic_write_text(out.runs, runs.to_csv(index=False))
     atomic_write_text(out.table, aggregate(runs).to_csv(index=False))
 
     plot_cme_oblivious(pd.read_csv(out.table), out.figure)
 
-    reference = job.params.reference
     section = cme_oblivious_section(
-        pd.read_csv(out.table), pd.read_csv(out.runs), reference, scale=job.params.scale
+        pd.read_csv(out.table),
+        pd.read_csv(out.runs),
+        params.reference,
+        readings=params.readings,
+        scale=params.scale,
     )
     write_section(section, out.json, out.md)

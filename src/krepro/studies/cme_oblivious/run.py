@@ -17,10 +17,11 @@ KRR does not use S: per repetition its Gram matrices and its λ path (one eigend
 :func:`krepro.fairness.ridge.ridge_path`) are computed once and shared by both estimators;
 M-ORR reuses that path with the oblivious cross products of each estimator. The numbers equal
 those of :func:`krepro.studies.ridge.run.fit_and_score` run per estimator
-(``tests/test_cme_oblivious.py`` keeps that computation as the reference).
+(``tests/studies/cme_oblivious/test_run.py`` keeps that computation as the reference).
 
-Job ``fit`` runs every γ and repetition of one (d, experiment) setting; :func:`tidy` and
-:func:`aggregate` make the run table and the aggregate table of the summary job.
+Job ``fit`` runs every γ and repetition of one (d, experiment) setting with every estimator of
+:data:`krepro.studies.cme_oblivious.readings.ESTIMATORS`; :mod:`.tables` makes the run table
+and the aggregate table of the summary job.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pandas as pd
 
 from krepro.cme import CMEConditionalMean
 from krepro.data.synthetic import ridge_splits
@@ -38,10 +38,10 @@ from krepro.kernels import gram
 from krepro.metrics import hsic_test
 from krepro.records import write_records
 from krepro.seeding import generator
+from krepro.studies.cme_oblivious.readings import ESTIMATORS
 
-__all__ = ["ESTIMATORS", "aggregate", "fit", "run_setting", "tidy"]
+__all__ = ["METHODS", "fit", "run_setting"]
 
-ESTIMATORS = ("dyadic", "cme")
 #: The methods of §7.2, in the ridge study's order (``krepro.studies.ridge.run.METHODS``;
 #: studies do not import each other, and the test suite checks that the two agree).
 METHODS = ("KRR", "ORR", "M-ORR")
@@ -204,45 +204,6 @@ def run_setting(
                     }
                 )
     return records
-
-
-def aggregate(runs):
-    """Mean/sd of test MSE and of the dependence measures per setting, estimator and method."""
-    keys = ["sensitive_dim", "experiment", "gamma", "estimator", "method"]
-    grouped = runs.groupby(keys, sort=True)
-    table = grouped.agg(
-        mse_mean=("test_mse", "mean"),
-        mse_sd=("test_mse", lambda v: v.std(ddof=1)),
-        hsic_mean=("hsic", "mean"),
-        hsic_sd=("hsic", lambda v: v.std(ddof=1)),
-        abs_corr_s2_mean=("corr_s2", lambda v: float(np.mean(np.abs(v)))),
-        n_reps=("test_mse", "size"),
-    )
-    return table.reset_index()
-
-
-def tidy(records):
-    """One row per run record."""
-    columns = [
-        "sensitive_dim",
-        "experiment",
-        "gamma",
-        "repetition",
-        "estimator",
-        "method",
-        "lambda",
-        "validation_mse",
-        "test_mse",
-        "hsic",
-        "hsic_p_value",
-        "corr_s2",
-        "seed",
-    ]
-    frame = pd.DataFrame.from_records(records)[columns]
-    return frame.sort_values(
-        ["sensitive_dim", "experiment", "gamma", "estimator", "method", "repetition"],
-        kind="stable",
-    ).reset_index(drop=True)
 
 
 def fit(job, log):
