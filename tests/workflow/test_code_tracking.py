@@ -26,18 +26,18 @@ import pytest
 from krepro.studies import STUDIES
 from krepro.workflow.codedeps import script_dependencies
 from tests.workflow.test_workflow import (
-    ILLUSTRATION_RULES,
     REPO,
-    RIDGE_RULES,
     TINY_CONFIG,
     job_stats,
     ok,
     snakemake_env,
+    study_rules,
 )
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
 TARGETS = ("illustration", "ridge")
+ILLUSTRATION_RULES, RIDGE_RULES = (study_rules(name) for name in TARGETS)
 DAG_RULES = ILLUSTRATION_RULES | RIDGE_RULES | set(TARGETS)
 COPIED = ("Snakefile", "workflow", "src", "config", "profiles")
 

@@ -1,10 +1,14 @@
 """The Snakemake workflow as a user runs it: `snakemake` as a subprocess.
 
-Covers the DAG of the default config, `snakemake --lint`, a tiny end-to-end run, rerun
-granularity (a ridge parameter reruns only the ridge jobs), determinism across --cores, and
-config-schema rejection before any job runs. Everything except the lint and the default
-dry-runs happens in temporary working directories (`--directory`), with
+Covers the DAG of the default config, `snakemake --lint`, a tiny end-to-end run, determinism
+across --cores, and config-schema rejection before any job runs. Everything except the lint
+and the default dry-runs happens in temporary working directories (`--directory`), with
 tests/config/tiny.yaml as the only config (`--replace-workflow-config --configfile`).
+
+What concerns one study (its runs, its rerun granularity, its refusals) is in its own folder,
+``tests/studies/<name>/test_workflow.py``, with these helpers; what the shared tests expect of
+each study (jobs per rule, files, determinism) in ``tests/studies/<name>/expected.py``, read
+through the registry.
 """
 
 from __future__ import annotations
@@ -12,7 +16,6 @@ from __future__ import annotations
 import copy
 import itertools
 import json
-import math
 import os
 import re
 import resource
@@ -21,15 +24,13 @@ import sys
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import yaml
 
 from krepro.data.download import DATASETS
 from krepro.studies import STUDIES
-from krepro.studies.verdicts import KINDS, detail_disagreements
 from krepro.workflow.snapshot import check_snapshot
-from tests.studies.dcm_parkinsons.test_run import parkinsons_fit_jobs
+from tests.studies.per_study import study_modules
 
 pytestmark = pytest.mark.workflow
 
@@ -50,41 +51,35 @@ def study_rules(name: str) -> set[str]:
     return set(re.findall(r"(?m)^\s*rule (\w+):", text))  # indented: inside an `if`
 
 
-ILLUSTRATION_RULES = study_rules("illustration")
-RIDGE_RULES = study_rules("ridge")
-# Every study's target outputs and report section, and the run's report files.
+def expectations() -> dict:
+    """``{name: module}`` of every study's tests/studies/<name>/expected.py: jobs per rule
+    (``job_counts``), and where it has them, files besides its outputs (``OUTPUTS``), files
+    that must not depend on --cores or on job order (``DETERMINISTIC``), rules a config can
+    leave without jobs (``OPTIONAL_RULES``), and the record folder and merged files of the
+    kill-and-resume run (``RECORDS``, ``MERGED``)."""
+    return study_modules("expected")
+
+
+def declared(name: str) -> list:
+    """Every study's ``name`` list of its expected.py, joined in the registry's order."""
+    return [item for module in expectations().values() for item in getattr(module, name, ())]
+
+
+# Every study's target outputs and report section, the files its expected.py adds, and the
+# run's report files.
 OUTPUTS = [
     *(f"results/{path}" for study in STUDIES.values() for path in study.outputs),
     *(f"results/{study.section}" for study in STUDIES.values()),
-    "results/tables/ridge_best_constant.csv",
-    "results/ridge/ridge.csv",
-    "results/illustration/points.csv",
-    "results/coverage/repetitions.csv",
+    *declared("OUTPUTS"),
     "results/report.md",
     "results/verdicts.csv",
     "results/provenance.json",
     "results/report/summary.html",
 ]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-# Files that must not depend on --cores or on job order (the run records also hold CPU
-# times, so they are compared through the tidy table results/ridge/ridge.csv).
-DETERMINISTIC = [
-    "results/tables/ridge.csv",
-    "results/ridge/ridge.csv",
-    "results/tables/ridge_best_constant.csv",
-    "results/tables/illustration.csv",
-    "results/illustration/points.csv",
-    "results/tables/cme.csv",
-    "results/tables/cme_oblivious.csv",
-    "results/tables/dcm_table3.csv",
-    "results/dcm_synthetic/fig2_projections.csv",
-    "results/tables/students.csv",
-    "results/tables/adult_table1.csv",
-    "results/tables/coverage_table1.csv",
-    "results/coverage/repetitions.csv",
-    "results/tables/oblivious_rates.csv",
-    "results/tables/projection.csv",
-]
+# Files that must not depend on --cores or on job order: what each study's expected.py
+# declares.
+DETERMINISTIC = declared("DETERMINISTIC")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -196,24 +191,6 @@ def write_yaml(path: Path, data: dict) -> Path:
     return path
 
 
-def n_ridge_fits(config: dict) -> int:
-    ridge = config["ridge"]
-    return len(ridge["variants"]) * len(ridge["experiments"])
-
-
-def n_coverage_shards(config: dict) -> int:
-    settings = config["coverage"]
-    return sum(
-        math.ceil(variant["n_repetitions"] / settings["shard_size"])
-        for variant in settings["variants"].values()
-    )
-
-
-def n_cme_oblivious_fits(config: dict) -> int:
-    settings = config["cme_oblivious"]
-    return len(settings["sensitive_dims"]) * len(settings["experiments"])
-
-
 def markdown_tables(text: str) -> list[list[dict[str, str]]]:
     """Every pipe table of a Markdown document, as lists of {header: cell}."""
     tables, block = [], []
@@ -240,32 +217,17 @@ def console_file(workdir: Path) -> Path:
 
 
 def expected_job_counts(config: dict) -> dict[str, int]:
-    """Jobs per rule that the config implies (rules not named here run once)."""
+    """Jobs per rule that the config implies (rules not named here run once): what each
+    study's expected.py counts."""
     return {
-        "ridge_fit": n_ridge_fits(config),
-        "cme_oblivious_fit": n_cme_oblivious_fits(config),
-        "dcm_synthetic_fit": len(config["dcm_synthetic"]["etas"])
-        * len(config["dcm_synthetic"]["gammas"])
-        * len(config["dcm_synthetic"]["centring"])
-        * len(config["dcm_synthetic"]["b_scale"]),
-        **parkinsons_fit_jobs(config),
-        "students_fit": sum(
-            len(spec["variants"]) for spec in config["students"]["c_selections"].values()
-        ),
-        "coverage_shard": n_coverage_shards(config),
-        "rates_run": len(config["rates"]["finite"]["n_values"])
-        + len(config["rates"]["continuous"]["dims"]),
-        "projection_run": len(config["projection"]["gammas"]),
-        "adult_fit": len(config["adult"]["protocols"])
-        * len(config["adult"]["run_grids"])
-        * config["adult"]["n_splits"],
-        "adult_full_fit": len(config["adult_full"]["methods"]),
-        "fair_regression_fit": len(config["fair_regression"]["datasets"]),
+        rule: count
+        for module in expectations().values()
+        for rule, count in module.job_counts(config).items()
     }
 
 
-# Rules that a config can leave without jobs (Parkinson's: one fit rule per reading layout).
-OPTIONAL_RULES = {"dcm_parkinsons_fit", "dcm_parkinsons_fit_readings"}
+# Rules that a config can leave without jobs.
+OPTIONAL_RULES = set(declared("OPTIONAL_RULES"))
 
 
 @pytest.mark.parametrize("target", [*STUDIES, "all"])
@@ -349,157 +311,17 @@ def test_snakemake_exits_within_one_scheduler_span(tmp_path):
 # --------------------------------------------------------------------------- tiny run
 
 
-@pytest.mark.smoke
-def test_one_study_runs_end_to_end(tmp_path):
-    """The fast lane's end-to-end run: ``snakemake adult`` on the tiny config, from the UCI
-    download (the offline mirror, checksums verified) through the fits to Table 1, its
-    figure and its report section. The whole tiny run (every study and the report) is the
-    workflow lane's ``tiny_run``."""
-    out = ok(snakemake("adult", workdir=tmp_path, config=TINY_CONFIG))
-    stats = job_stats(out)
-    assert {"adult_fit", "adult_summary", "adult"} <= set(stats), out
-    assert not set(stats) & {"report", "all"}, out  # the target, not the default
-    for path in (*STUDIES["adult"].outputs, STUDIES["adult"].section):
-        assert (tmp_path / "results" / path).stat().st_size > 0, path
-    assert (tmp_path / "results/figures/adult_table1.png").read_bytes()[:8] == PNG_SIGNATURE
-    table = pd.read_csv(tmp_path / "results/tables/adult_table1.csv")
-    assert len(table) > 0 and table.notna().any(axis=None)
-
-
 @pytest.mark.slow
 def test_tiny_run_outputs(tiny_run, tiny):
     for path in OUTPUTS:
         assert (tiny_run / path).is_file(), f"missing {path}"
         assert (tiny_run / path).stat().st_size > 0, f"empty {path}"
-    figures = (
-        "oblivious_fig2.png",
-        "oblivious_fig4.png",
-        "cme.png",
-        "cme_oblivious.png",
-        "fair_regression.png",
-    )
-    for figure in (*figures, "coverage_fig1.png", "coverage_fig1_lines.png", "coverage_rmse.png"):
-        assert (tiny_run / "results/figures" / figure).read_bytes()[:8] == PNG_SIGNATURE
-
-
-def test_tiny_run_adult_primary_methods_only_in_the_primary_reading(tiny_run, tiny):
-    adult = tiny["adult"]
-    runs = pd.read_csv(tiny_run / "results/adult/adult.csv")
-    primary = (adult["primary_protocol"], adult["primary_grid"])
-    for (protocol, grid), methods in runs.groupby(["protocol", "grid"])["method"]:
-        variants = {
-            v["method"]
-            for v in adult["variants"].values()
-            if (v["protocol"], v["grid"]) == (protocol, grid)
-        }
-        expected = set(adult["methods"]) | variants
-        if (protocol, grid) == primary:
-            expected |= set(adult["primary_methods"])
-        assert set(methods) == expected, (protocol, grid, sorted(set(methods)))
-
-
-@pytest.mark.slow
-def test_tiny_run_ridge_table(tiny_run, tiny):
-    ridge = tiny["ridge"]
-    table = pd.read_csv(tiny_run / "results/tables/ridge.csv")
-    required = {"variant", "experiment", "gamma", "method", "mse_mean", "mse_sd", "n_reps"}
-    assert required <= set(table.columns), table.columns
-    assert set(table["method"]) == {"KRR", "ORR", "M-ORR"}
-    assert set(table["variant"]) == set(ridge["variants"])
-    assert set(table["experiment"]) == set(ridge["experiments"])
-    assert sorted(set(table["gamma"])) == pytest.approx(sorted(ridge["gammas"]))
-    keys = ["variant", "experiment", "gamma", "method"]
-    assert not table.duplicated(keys).any()
-    assert len(table) == len(ridge["variants"]) * len(ridge["experiments"]) * len(
-        ridge["gammas"]
-    ) * len({"KRR", "ORR", "M-ORR"})
-    assert (table["n_reps"] == ridge["n_repetitions"]).all()
-    assert all(math.isfinite(v) and v > 0 for v in table["mse_mean"])
-    assert (table["mse_sd"] >= 0).all()
-
-    # The aggregate is the mean over the tidy per-repetition table.
-    runs = pd.read_csv(tiny_run / "results/ridge/ridge.csv")
-    assert {*keys, "repetition", "test_mse"} <= set(runs.columns), runs.columns
-    per_setting = runs.groupby(keys)["test_mse"].agg(["mean", "size"]).reset_index()
-    merged = table.merge(per_setting, on=keys, validate="one_to_one")
-    assert len(merged) == len(table)
-    assert (merged["size"] == ridge["n_repetitions"]).all()
-    assert merged["mse_mean"].to_numpy() == pytest.approx(merged["mean"].to_numpy(), rel=1e-9)
-
-
-@pytest.mark.slow
-def test_tiny_run_report_verdicts_on_best_constant(tiny_run, tiny):
-    """report.md compares the best S-independent MSE with the paper's 56.2 and 224.8.
-
-    The reproduced value is a closed form, Var(S²)·c² + Var ε for S ~ U[low, high] (c = 1
-    in experiment 1, 2 in experiment 2), so the verdict does not depend on the tiny sizes.
-    """
-    ridge = tiny["ridge"]
-    report = (tiny_run / "results/report.md").read_text(encoding="utf-8")
-    assert "Ridge" in report and "Illustration" in report
-    paper = {1: 56.2, 2: 224.8}
-    low, high = ridge["partition"]["low"], ridge["partition"]["high"]
-    var_s2 = (high**5 - low**5) / (5 * (high - low)) - (
-        (high**3 - low**3) / (3 * (high - low))
-    ) ** 2
-
-    rows = [
-        row
-        for table in markdown_tables(report)
-        for row in table
-        if {"experiment", "variant", "paper", "tolerance"} <= set(row)
+    figures = [
+        path for study in STUDIES.values() for path in study.outputs if path.endswith(".png")
     ]
-    assert rows, f"no best-constant table (experiment | variant | paper | … ):\n{report}"
-    seen = set()
-    for row in rows:
-        experiment, variant = int(row["experiment"]), row["variant"]
-        seen.add((experiment, variant))
-        assert float(row["paper"]) == pytest.approx(paper[experiment])
-        reproduced = next(value for key, value in row.items() if key.startswith("reproduced"))
-        expected = var_s2 * experiment**2 + ridge["variants"][variant]["noise_variance"]
-        assert float(reproduced) == pytest.approx(expected, abs=1e-3)
-    assert seen == {(e, v) for e in ridge["experiments"] for v in ridge["variants"]}
-
-    # The verdicts as data: one row per (experiment, claim, reading), one primary per claim.
-    verdicts = pd.read_csv(tiny_run / "results/verdicts.csv")
-    assert set(verdicts["verdict"]) <= set(VERDICTS)
-    assert set(verdicts["robustness"]) <= {"robust", "fragile", "single"}
-    assert (verdicts["scale"] == tiny["scale"]).all()
-    primaries = verdicts[verdicts["primary"]].groupby(["experiment", "claim_id"]).size()
-    assert (primaries == 1).all(), primaries[primaries != 1]
-    best = verdicts[verdicts["claim_id"] == "best_constant_mse"]
-    # Closed form, within the 2% tolerance of config/paper_reference.yaml (about 1.1% off).
-    assert set(best["verdict"]) == {"reproduced"} and best["n_repetitions"].isna().all()
-    # Every claim has a kind; a claim judged over repetitions states its test, its interval
-    # and its stability, and no detail states another verdict than its row.
-    assert set(verdicts["kind"]) <= set(KINDS)
-    judged = verdicts[verdicts["n_repetitions"].notna() & (verdicts["kind"] != "identity")]
-    assert judged["test"].notna().all(), judged[judged["test"].isna()][["experiment", "claim_id"]]
-    # (no stability where the tiny grid holds none of a claim's settings, e.g. coverage's
-    # P >= 256, or a reading has fewer than two repetitions: nothing to resample)
-    assert judged["stability"].dropna().between(0, 1).all()
-    assert "min_repetitions" not in verdicts.columns
-    disagreements = [
-        (row.experiment, row.claim_id, row.protocol)
-        for row in verdicts.itertuples(index=False)
-        if detail_disagreements(row)
-    ]
-    assert not disagreements
-
-    provenance = json.loads((tiny_run / "results/provenance.json").read_text(encoding="utf-8"))
-    assert provenance["scale"] == tiny["scale"]
-    assert {"commit", "dirty", "config_sha256", "versions", "date"} <= set(provenance)
-    assert report.index("## Provenance") < report.index("## Scorecard") < report.index("Ridge")
-
-
-@pytest.mark.slow
-def test_tiny_run_console_is_readable(tiny_run):
-    """No "Shell command: None" for script rules; job log lines name their job."""
-    console = console_file(tiny_run).read_text(encoding="utf-8")
-    assert "Shell command: None" not in console
-    labelled = re.findall(r" INFO (ridge_fit\[variant=\w+, experiment=\d\]): done in ", console)
-    assert len(set(labelled)) == n_ridge_fits(load_yaml(TINY_CONFIG)), console
-    assert re.search(r" INFO ridge_summary: done in ", console), console
+    assert figures
+    for figure in figures:
+        assert (tiny_run / "results" / figure).read_bytes()[:8] == PNG_SIGNATURE, figure
 
 
 @pytest.mark.slow
@@ -547,34 +369,6 @@ def test_tiny_run_snapshot_and_html_report(tiny_run, tiny):
     assert "This run:" in html and "summary.html" in html
 
 
-@pytest.mark.slow
-def test_failed_job_shows_its_log_and_a_retry_recovers(tiny_run, tmp_path, monkeypatch):
-    """The first attempt of every ridge_fit job fails (test-only hook): without retries the
-    run stops and shows the failing job's log path and its lines; with one retry it completes
-    with the same numbers as an undisturbed run."""
-    fail_once(monkeypatch, tmp_path / "markers", "ridge_fit")
-    failing = tmp_path / "failing"
-    failing.mkdir()
-    result = snakemake("ridge", workdir=failing, config=TINY_CONFIG)
-    out = result.stdout
-    assert result.returncode != 0, out
-    log = re.search(r"log: (results/logs/ridge/fit/\w+/experiment-\d\.log)", out)
-    assert log, out
-    assert f"Logfile {log.group(1)}:" in out, out
-    assert re.search(r"ERROR ridge_fit\[variant=\w+, experiment=\d\]: job failed", out), out
-    assert "RuntimeError: injected failure of ridge_fit" in out, out
-
-    fail_once(monkeypatch, tmp_path / "markers_retry", "ridge_fit")
-    retried = tmp_path / "retried"
-    retried.mkdir()
-    out = ok(snakemake("ridge", "--retries", "1", workdir=retried, config=TINY_CONFIG))
-    assert len(list((tmp_path / "markers_retry").glob("ridge_fit.*"))) == n_ridge_fits(
-        load_yaml(TINY_CONFIG)
-    ), out
-    for path in ["results/tables/ridge.csv", "results/ridge/ridge.csv"]:
-        assert (retried / path).read_bytes() == (tiny_run / path).read_bytes(), path
-
-
 # --------------------------------------------------------------------------- rerun granularity
 
 
@@ -585,64 +379,7 @@ def test_unchanged_config_schedules_nothing(tiny_run):
     assert "Job stats:" not in out, out
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("how", ["whole-config", "configfile-overlay", "config-option"])
-def test_ridge_parameter_reruns_only_ridge(tiny_run, tiny, tmp_path, how):
-    """Changing ridge.n_repetitions reruns ridge_fit and what depends on it, nothing else,
-    whether the change comes as a whole config, a partial overlay or `--config` (README)."""
-    n_repetitions = tiny["ridge"]["n_repetitions"] + 1
-    if how == "whole-config":
-        changed = copy.deepcopy(tiny)
-        changed["ridge"]["n_repetitions"] = n_repetitions
-        config = write_yaml(tmp_path / "changed.yaml", changed)
-        out = ok(snakemake("-n", workdir=tiny_run, config=config))
-    elif how == "configfile-overlay":
-        overlay = write_yaml(tmp_path / "overlay.yaml", {"ridge": {"n_repetitions": n_repetitions}})
-        args = ("-n", "--replace-workflow-config", "--configfile", str(TINY_CONFIG), str(overlay))
-        out = ok(snakemake(*args, workdir=tiny_run))
-    else:
-        override = f'ridge={{"n_repetitions": {n_repetitions}}}'
-        out = ok(snakemake("-n", "--config", override, workdir=tiny_run, config=TINY_CONFIG))
-    stats = job_stats(out)
-    assert set(stats) == RIDGE_RULES | {"report", "all"}, out
-    assert stats["ridge_fit"] == n_ridge_fits(tiny), stats
-    assert "Params have changed" in out, out
-
-
-# --------------------------------------------------------------------------- determinism
-
-
 # --------------------------------------------------------------------------- schema
-
-
-def test_config_option_overrides_a_nested_key():
-    """The README's `snakemake ridge --config 'ridge={"n_repetitions": 5}'`: the nested value
-    arrives as a string and is read as the schema's integer; only ridge jobs are planned."""
-    out = ok(snakemake("-n", "--forceall", "ridge", "--config", 'ridge={"n_repetitions": 5}'))
-    assert set(job_stats(out)) == RIDGE_RULES | {"ridge"}, out
-
-
-@pytest.mark.parametrize(
-    ("override", "patterns"),
-    [
-        ('ridge={"n_repetitions": abc}', ["n_repetitions", "'abc' is not of type 'integer'"]),
-        ('ridge={"partition": {"low": low}}', [r"\['partition'\]\['low'\]", "'low'"]),
-        ('ridge={"gammas": [0, 1.5]}', ["gammas", r"1\.5 is greater than the maximum of 1"]),
-        # Used to run every ridge fit and fail in ridge_summary (KeyError: needs γ = 0 and 1).
-        (
-            'ridge={"gammas": [0.5], "n_repetitions": 2}',
-            [r"ridge\.gammas = \[0\.5\] must contain 0 and 1"],
-        ),
-    ],
-    ids=["not-an-integer", "nested-not-a-number", "out-of-range", "ridge-gammas-without-ends"],
-)
-def test_config_option_with_a_bad_value_is_refused_naming_the_key(override, patterns, tmp_path):
-    result = snakemake("-n", "ridge", "--config", override, workdir=tmp_path, cores=1)
-    out = result.stdout
-    assert result.returncode != 0, out
-    assert "Job stats:" not in out, out
-    for pattern in patterns:
-        assert re.search(pattern, out), f"{pattern!r} not in the output:\n{out}"
 
 
 def test_alias_bomb_config_file_is_refused_at_once(tmp_path):
@@ -675,60 +412,14 @@ def test_alias_bomb_config_file_is_refused_at_once(tmp_path):
     assert "Job stats:" not in result.stdout
 
 
-def _typo_in_ridge(config):
-    config["ridge"]["n_repetitons"] = config["ridge"].pop("n_repetitions")
-    return ["n_repetitons"]
-
-
 def _unknown_top_level_key(config):
     config["foo"] = 1
     return [r"\bfoo\b"]
 
 
-def _gamma_above_one(config):
-    config["ridge"]["gammas"] = [0.0, 0.5, 1.5]
-    return ["gammas", r"(?<![\d.])1\.5(?!\d)"]
-
-
-def _negative_size(config):
-    config["ridge"]["n_train"] = -7
-    return ["n_train", r"(?<![\d.])-7(?!\d)"]
-
-
-def _lambda_min_above_max(config):
-    config["ridge"]["variants"]["paper_text"]["log2_lambda_min"] = 7
-    return [r"ridge\.variants\.paper_text\.log2_lambda_min = 7", r"log2_lambda_max = 5"]
-
-
-def _as_many_training_domains_as_domains(config):
-    config["dcm_synthetic"]["n_train_domains"] = config["dcm_synthetic"]["n_domains"]
-    return [r"dcm_synthetic\.n_train_domains", r"dcm_synthetic\.n_domains"]
-
-
-# Every refusal in a dry run; one of them also in a real run (the checks run when the
-# Snakefile is parsed, before any job, with or without -n: the other real runs would repeat it).
-@pytest.mark.parametrize(
-    ("break_config", "dry_run"),
-    [
-        (_typo_in_ridge, True),
-        (_unknown_top_level_key, True),
-        (_gamma_above_one, True),
-        (_negative_size, True),
-        (_lambda_min_above_max, True),
-        (_as_many_training_domains_as_domains, True),
-        (_as_many_training_domains_as_domains, False),
-    ],
-    ids=[
-        "typo",
-        "unknown-key",
-        "gamma-1.5",
-        "negative-size",
-        "lambda-min>max",
-        "domains",
-        "domains-run",
-    ],
-)
-def test_invalid_config_is_rejected_before_any_job(break_config, dry_run, tiny, tmp_path):
+def assert_rejected_before_any_job(break_config, dry_run, tiny, tmp_path):
+    """The tiny config broken by ``break_config`` (which returns the patterns the refusal must
+    match) is refused by snakemake before any job, in a dry run or a real one."""
     config = copy.deepcopy(tiny)
     patterns = break_config(config)
     path = write_yaml(tmp_path / "invalid.yaml", config)
@@ -744,21 +435,27 @@ def test_invalid_config_is_rejected_before_any_job(break_config, dry_run, tiny, 
     assert not (workdir / "logs").exists()
 
 
+# Every refusal in a dry run (a study's own refusals are in its folder; one of them also in a
+# real run: the checks run when the Snakefile is parsed, before any job, with or without -n).
+@pytest.mark.parametrize(
+    ("break_config", "dry_run"), [(_unknown_top_level_key, True)], ids=["unknown-key"]
+)
+def test_invalid_config_is_rejected_before_any_job(break_config, dry_run, tiny, tmp_path):
+    assert_rejected_before_any_job(break_config, dry_run, tiny, tmp_path)
+
+
 # --------------------------------------------------------------------------- kill and resume
 
 
-# The studies of the kill-and-resume run: each merges several jobs' records (ridge's fits,
-# coverage's shards of repetitions, projection's γ values) — where an order of completion
-# could leak into a result. Every rule runs on one thread whatever --cores is.
-RESUMED_TARGETS = ("ridge", "coverage", "projection")
-RESUMED_OUTPUTS = [
-    "results/tables/ridge.csv",
-    "results/ridge/ridge.csv",
-    "results/tables/ridge_best_constant.csv",
-    "results/tables/coverage_table1.csv",
-    "results/coverage/repetitions.csv",
-    "results/tables/projection.csv",
-]
+# The studies of the kill-and-resume run: those whose expected.py names files that merge
+# several jobs' records (``MERGED``: fits, shards of repetitions, γ values) — where an order of
+# completion could leak into a result. Every rule runs on one thread whatever --cores is.
+RESUMED_TARGETS = tuple(
+    name for name, module in expectations().items() if getattr(module, "MERGED", None)
+)
+RESUMED_OUTPUTS = declared("MERGED")
+# The folders where their jobs write one JSON record each (``RECORDS``).
+RECORD_FOLDERS = declared("RECORDS")
 
 
 @pytest.mark.slow
@@ -770,6 +467,7 @@ def test_killed_run_resumes_without_recomputing_and_cores_do_not_matter(tiny_run
     import signal
     import time
 
+    assert len(RESUMED_TARGETS) >= 2 and RECORD_FOLDERS, (RESUMED_TARGETS, RECORD_FOLDERS)
     assert set(RESUMED_OUTPUTS) <= set(DETERMINISTIC)
     cmd = [
         sys.executable, "-m", "snakemake", "--snakefile", str(SNAKEFILE),
@@ -780,26 +478,30 @@ def test_killed_run_resumes_without_recomputing_and_cores_do_not_matter(tiny_run
         cmd, cwd=tmp_path, env=snakemake_env(), stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
-    runs = tmp_path / "results" / "ridge" / "runs"
+
+    def records():
+        return [path for folder in RECORD_FOLDERS for path in (tmp_path / folder).rglob("*.json")]
+
     deadline = time.monotonic() + 300
     # With --cores 1 jobs run one after the other and snakemake registers a job as finished
-    # before it starts the next one: once a third ridge output exists, the older ones are
-    # finished jobs (the newest may still belong to a running job).
-    while time.monotonic() < deadline and len(list(runs.rglob("*.json"))) < 3:
+    # before it starts the next one: once a third record exists, the older ones are finished
+    # jobs (the newest may still belong to a running job).
+    while time.monotonic() < deadline and len(records()) < 3:
         assert process.poll() is None, "the run finished before it could be killed"
         time.sleep(0.1)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
-    outputs = sorted(runs.rglob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+    outputs = sorted(records(), key=lambda p: p.stat().st_mtime_ns)
     finished = {p: p.stat().st_mtime_ns for p in outputs[:-1]}
     assert len(finished) >= 2, outputs
-    assert not (tmp_path / "results" / "tables" / "ridge.csv").exists()  # ridge unfinished
+    # the run is unfinished: some merged output is still missing
+    assert not all((tmp_path / path).exists() for path in RESUMED_OUTPUTS)
 
     ok(snakemake("--unlock", workdir=tmp_path, config=TINY_CONFIG))
     out = ok(snakemake(*RESUMED_TARGETS, workdir=tmp_path, config=TINY_CONFIG, cores=1))
     for path, mtime in finished.items():
         assert path.stat().st_mtime_ns == mtime, f"{path} was recomputed:\n{out}"
-    for record_file in runs.rglob("*.json"):
+    for record_file in records():
         json.loads(record_file.read_text())  # whole, parseable artifacts
     for path in RESUMED_OUTPUTS:
         one, two = (tmp_path / path).read_bytes(), (tiny_run / path).read_bytes()
