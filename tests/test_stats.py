@@ -21,6 +21,7 @@ from krepro.stats import (
     repetitions_for_half_width,
     rmse_ratio,
     wilson_interval,
+    within_group_products,
 )
 
 
@@ -144,3 +145,24 @@ def test_rmse_ratio_and_its_delta_method_spread():
     assert sd[1] == pytest.approx(ratio[1] / 2 * np.sqrt(2 * cv**2), rel=0.05)
     ratio, sd = rmse_ratio(errors[:1], 0, [1])
     assert ratio[0] == pytest.approx(2.0) and np.isnan(sd[0])
+
+
+def test_within_group_products_average_to_each_groups_correlation():
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(
+        {
+            "group": np.repeat([0.0, 0.5, 1.0, 2.0], [7, 7, 7, 1]),
+            "a": rng.normal(size=22) + np.repeat([0.0, 5.0, 10.0, 0.0], [7, 7, 7, 1]),
+            "b": rng.normal(size=22),
+        }
+    )
+    frame.loc[frame["group"] == 1.0, "b"] = 3.0  # no spread: correlation 0
+    products, per_group = within_group_products(frame, "group", "a", "b")
+    assert products.size == 21 and list(per_group) == [0.0, 0.5, 1.0]  # one row: left out
+    for key in (0.0, 0.5):
+        rows = frame[frame["group"] == key]
+        assert per_group[key] == pytest.approx(np.corrcoef(rows["a"], rows["b"])[0, 1])
+    assert per_group[1.0] == 0.0
+    assert products.mean() == pytest.approx(np.mean(list(per_group.values())))
+    empty, none = within_group_products(frame.iloc[[0]], "group", "a", "b")
+    assert empty.size == 0 and none == {}

@@ -1,7 +1,8 @@
 """Statistics shared by the studies' verdicts: paired differences, pooled and plain standard
 errors, the Wilson interval of a proportion, Holm's step-down procedure, and the number of
 repetitions an interval of a given width needs; for paired 0/1 outcomes Cochran's Q and
-spreads that are never zero (Agresti–Coull), and delta-method intervals of a ratio of RMSEs.
+spreads that are never zero (Agresti–Coull), and delta-method intervals of a ratio of RMSEs;
+the products whose mean is a within-group correlation.
 
 Every study's report section draws its intervals from here, so that one claim form is judged
 the same way wherever it appears.
@@ -27,6 +28,7 @@ __all__ = [
     "rmse_ratio",
     "t_quantile",
     "wilson_interval",
+    "within_group_products",
 ]
 
 
@@ -355,3 +357,50 @@ def rmse_ratio(squared_errors, reference, members):
         ratios.append(ratio)
         sds.append(pseudo.std(ddof=1) if error.shape[0] > 1 else np.nan)
     return np.array(ratios, dtype=float), np.array(sds, dtype=float)
+
+
+def _standardised(values):
+    """Z-scores (ddof = 1); 0 for values without spread or fewer than two."""
+    values = np.asarray(values, dtype=float)
+    if values.size < 2:
+        return np.zeros_like(values)
+    sd = values.std(ddof=1)
+    return np.zeros_like(values) if not sd > 0 else (values - values.mean()) / sd
+
+
+def within_group_products(frame, group, first, second):
+    """Per row, the product whose mean over a group is that group's Pearson correlation.
+
+    Pooling these products over the groups gives the within-group correlation of two
+    measures with the groups' differences in level and spread removed (e.g. a correlation
+    across draws at fixed settings, where both measures also follow the setting); their
+    t-interval treats the rows as independent, the within-group centring coupling the
+    products of one group only through its estimated mean and sd.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per draw, with the columns ``group``, ``first`` and ``second``.
+    group : str
+        The column whose values the correlation is taken within.
+    first, second : str
+        The two measures.
+
+    Returns
+    -------
+    products : numpy.ndarray
+        z(first) · z(second) · n_g / (n_g − 1), z standardised within the group (0 for a
+        measure without spread), in the groups' sorted order; groups with fewer than two rows
+        are left out.
+    per_group : dict of float to float
+        Each group's Pearson correlation (the mean of its products).
+    """
+    products, per_group = [], {}
+    for key, rows in frame.groupby(group, sort=True):
+        n = len(rows)
+        if n < 2:
+            continue
+        value = _standardised(rows[first]) * _standardised(rows[second]) * n / (n - 1)
+        products.append(value)
+        per_group[float(key)] = float(value.mean())
+    return (np.concatenate(products) if products else np.array([])), per_group

@@ -59,6 +59,7 @@ rule projection_summary:
         runtime=5,
     params:
         reference=study_reference("projection"),
+        readings=study_readings("projection"),
         settings=PROJECTION,
         scale=config["scale"],
         entry=job_entry("projection", "summary"),

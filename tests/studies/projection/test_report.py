@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pytest
 import yaml
 
 from krepro.fairness.projection import hoeffding_radius
-from krepro.studies.projection.report import projection_section, within_gamma_products
+from krepro.stats import within_group_products
+from krepro.studies.claims import judge_claim, stability_seed
+from krepro.studies.projection.readings import readings
+from krepro.studies.projection.report import projection_section, projection_verdicts
 from krepro.studies.verdicts import IDENTITY, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from tests.studies.projection.test_run import SETTINGS
 
@@ -56,18 +58,42 @@ def _frames(deviation, within=0.8, n_reps=20, d_n=(0.8, 0.5, 0.2), across=(0.8, 
 
 
 def _verdicts(table, runs):
-    section = projection_section(table, runs, REFERENCE["projection"], SETTINGS, scale="test")
+    section = projection_section(
+        table,
+        runs,
+        REFERENCE["projection"],
+        SETTINGS,
+        readings=readings(SETTINGS),
+        scale="test",
+    )
     return {v.claim_id: v for v in section.verdicts}
 
 
-def test_within_gamma_products_average_to_each_gammas_correlation():
-    _, runs = _frames(0.01, within=0.5, n_reps=7)
-    products, per_gamma = within_gamma_products(runs, "d_n", "dcor_W")
-    assert products.size == 21
-    for gamma, group in runs.groupby("gamma"):
-        expected = np.corrcoef(group["d_n"], group["dcor_W"])[0, 1]
-        assert per_gamma[gamma] == pytest.approx(expected)
-    assert products.mean() == pytest.approx(np.mean(list(per_gamma.values())))
+def test_verdicts_one_reading_with_the_claims_instances():
+    """``projection_verdicts`` without the section: one record per claim under the one
+    reading, each counting the instances it rests on (the failed ones left out), the
+    bootstrap seeded by the experiment and the claim only."""
+    table, runs = _frames(0.01, within=0.8)
+    runs.loc[0, "status"] = "failed"
+    records = projection_verdicts(
+        table,
+        runs,
+        REFERENCE["projection"],
+        SETTINGS,
+        readings=readings(SETTINGS),
+        scale="test",
+    )
+    assert [(r.claim_id, r.protocol, r.primary) for r in records] == [
+        ("distance_concentration", "primary", True),
+        ("dependence_follows_distance", "primary", True),
+    ]
+    assert [r.n_repetitions for r in records] == [59, 59]
+    assert [r.verdict for r in records] == [REPRODUCED, REPRODUCED]
+    claim = REFERENCE["projection"]["claims"]["dependence_follows_distance"]
+    products, _ = within_group_products(runs[runs["status"] == "ok"], "gamma", "d_n", "dcor_W")
+    seed = stability_seed("projection", "dependence_follows_distance")
+    _, stability = judge_claim(claim, products, seed=seed)
+    assert records[1].stability == stability
 
 
 def test_projection_verdicts():

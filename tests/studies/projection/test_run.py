@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from krepro.studies.projection.run import aggregate, run_gamma, tidy
+from krepro.studies.projection.run import run_gamma
+from krepro.studies.projection.tables import aggregate, tidy
 
 SETTINGS = {
     "gammas": [0.0, 1.0],

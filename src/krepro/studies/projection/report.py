@@ -17,7 +17,8 @@ The effect is the pooled within-γ correlation of d_n and dCor(W, S): each (γ, 
 contributes the product of its within-γ standardised values (times n_γ / (n_γ − 1), so that
 the mean over a γ is that γ's Pearson correlation), and the interval is the t-interval of
 these per-repetition products (instances are independent draws; the within-γ centring
-couples the products of one γ only through n_γ estimated means and sds).
+couples the products of one γ only through n_γ estimated means and sds;
+:func:`krepro.stats.within_group_products`).
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ import pandas as pd
 
 from krepro.fairness.projection import hoeffding_radius
 from krepro.records import atomic_write_text, read_records
-from krepro.studies.claims import Judgement, judge_claim, stability_seed
+from krepro.stats import within_group_products
+from krepro.studies.claims import judge_claim
+from krepro.studies.judging import NO_JUDGEMENT, ClaimSet, Outcome, judge_readings
 from krepro.studies.projection.figures import plot_projection
-from krepro.studies.projection.run import aggregate, tidy
+from krepro.studies.projection.tables import aggregate, means_table, tidy
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import (
@@ -37,80 +40,15 @@ from krepro.studies.verdicts import (
     NOT_REPRODUCED,
     REPRODUCED,
     Section,
-    claim_verdict,
     judgement_detail,
 )
 
-__all__ = ["projection_section", "summary", "within_gamma_products"]
-
-PAPER = "oblivious"
+__all__ = ["CHECKS", "projection_section", "projection_verdicts", "summary"]
 
 
-def _standardised(values):
-    """Within-group z-scores (ddof = 1); 0 for a group without spread or of one draw."""
-    values = np.asarray(values, dtype=float)
-    if values.size < 2:
-        return np.zeros_like(values)
-    sd = values.std(ddof=1)
-    return np.zeros_like(values) if not sd > 0 else (values - values.mean()) / sd
-
-
-def within_gamma_products(runs, first, second):
-    """Per (γ, repetition): the product whose mean over a γ is that γ's correlation.
-
-    Parameters
-    ----------
-    runs : pandas.DataFrame
-        One row per (γ, repetition) with the columns ``first`` and ``second``.
-    first, second : str
-        The two measures.
-
-    Returns
-    -------
-    products : numpy.ndarray
-        z(first) · z(second) · n_γ / (n_γ − 1), z standardised within γ; γ with fewer than
-        two draws are left out.
-    per_gamma : dict of float to float
-        Each γ's Pearson correlation (the mean of its products).
-    """
-    products, per_gamma = [], {}
-    for gamma, group in runs.groupby("gamma", sort=True):
-        n = len(group)
-        if n < 2:
-            continue
-        value = _standardised(group[first]) * _standardised(group[second]) * n / (n - 1)
-        products.append(value)
-        per_gamma[float(gamma)] = float(value.mean())
-    return (np.concatenate(products) if products else np.array([])), per_gamma
-
-
-def _no_judgement():
-    nan = float("nan")
-    return Judgement(INCONCLUSIVE, nan, nan, nan, nan, nan)
-
-
-def projection_section(table, runs, reference, settings, *, scale):
-    """Verdicts of Propositions 3 and 2 from the projection experiment.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        ``tables/projection.csv`` (:func:`krepro.studies.projection.run.aggregate`).
-    runs : pandas.DataFrame
-        ``results/projection/projection.csv``, one row per (γ, repetition).
-    reference : mapping
-        ``oblivious.projection`` of ``config/paper_reference.yaml``.
-    settings : mapping
-        The ``projection`` config section.
-    scale : str
-
-    Returns
-    -------
-    Section
-    """
-    claims = reference["claims"]
-    claim = claims["distance_concentration"]
-    ok = runs[runs["status"] == "ok"]
+def _check_distance_concentration(context, claim, seed):
+    """Hoeffding's bound against the deviations of every instance (an identity)."""
+    _, ok, settings = context
     radius = np.array(
         [
             hoeffding_radius(int(n), float(rho), claim["delta"], range_factor=claim["range_factor"])
@@ -119,90 +57,122 @@ def projection_section(table, runs, reference, settings, *, scale):
     )
     deviation = ok["abs_deviation"].to_numpy()
     exceed = float(np.mean(deviation >= radius))
-    outcome = REPRODUCED if exceed <= claim["delta"] else NOT_REPRODUCED
-    verdicts = [
-        claim_verdict(
-            reference,
-            "distance_concentration",
-            outcome,
-            "Identity: Hoeffding's inequality for the mean of n i.i.d. bounded distances,"
-            " which no measurement can contradict; the check guards the pipeline. Over"
-            f" {len(ok)} independent (γ, repetition) instances, |d_n − d| ≤"
-            f" {deviation.max():.4f} (median {np.median(deviation):.4f}), against the Hoeffding"
-            f" radius ε = {radius.max():.3f} at δ = {claim['delta']:g} (n ="
-            f" {int(ok['n_points'].iloc[0])}, ρ = {ok['rho'].iloc[0]:g}, distances in"
-            f" [0, {claim['range_factor']:g}ρ]); share of instances beyond ε: {exceed:.3f}."
-            f" d is the mean distance over {settings['n_reference']} independent reference"
-            " points with the same estimated conditional means. The bound holds with a wide"
-            f" margin: the observed deviations are {deviation.max() / radius.max():.1%} of ε"
-            " at most.",
-            experiment="projection",
-            paper=PAPER,
-            scale=scale,
-            n_repetitions=len(ok),
-            paper_value=f"P(|d_n − d| ≥ ε) ≤ {claim['delta']:g}",
-            measured=f"{exceed:.3f}",
-            tolerance=f"ε = {radius.max():.3f}",
-        )
-    ]
-    claim = claims["dependence_follows_distance"]
-    products, per_gamma = within_gamma_products(ok, "d_n", "dcor_W")
+    return Outcome(
+        "Identity: Hoeffding's inequality for the mean of n i.i.d. bounded distances,"
+        " which no measurement can contradict; the check guards the pipeline. Over"
+        f" {len(ok)} independent (γ, repetition) instances, |d_n − d| ≤"
+        f" {deviation.max():.4f} (median {np.median(deviation):.4f}), against the Hoeffding"
+        f" radius ε = {radius.max():.3f} at δ = {claim['delta']:g} (n ="
+        f" {int(ok['n_points'].iloc[0])}, ρ = {ok['rho'].iloc[0]:g}, distances in"
+        f" [0, {claim['range_factor']:g}ρ]); share of instances beyond ε: {exceed:.3f}."
+        f" d is the mean distance over {settings['n_reference']} independent reference"
+        " points with the same estimated conditional means. The bound holds with a wide"
+        f" margin: the observed deviations are {deviation.max() / radius.max():.1%} of ε"
+        " at most.",
+        verdict=REPRODUCED if exceed <= claim["delta"] else NOT_REPRODUCED,
+        n_repetitions=len(ok),
+        paper_value=f"P(|d_n − d| ≥ ε) ≤ {claim['delta']:g}",
+        measured=f"{exceed:.3f}",
+        tolerance=f"ε = {radius.max():.3f}",
+    )
+
+
+def _check_dependence_follows_distance(context, claim, seed):
+    """The pooled within-γ correlation of d_n and dCor(W, S), against 0."""
+    table, ok, _ = context
+    products, per_gamma = within_group_products(ok, "gamma", "d_n", "dcor_W")
     across = float(pd.Series(table["d_n_mean"]).rank().corr(pd.Series(table["dcor_W_mean"]).rank()))
     closest = table.loc[table["d_n_mean"].idxmin()]
     farthest = table.loc[table["d_n_mean"].idxmax()]
-    context = (
+    across_gamma = (
         f" Across γ the means move together (Spearman {across:+.2f}), but both follow γ:"
         f" closest to M at γ = {closest['gamma']:g} (d_n = {closest['d_n_mean']:.3f}, dCor(W,"
         f" S) = {closest['dcor_W_mean']:.3f}, X: {closest['dcor_X_mean']:.3f}), farthest at"
         f" γ = {farthest['gamma']:g} (d_n = {farthest['d_n_mean']:.3f}, dCor(W, S) ="
         f" {farthest['dcor_W_mean']:.3f}, X: {farthest['dcor_X_mean']:.3f})."
     )
-    if products.size < 2:
-        result, stability = None, None
-        detail = "Fewer than two draws per γ: no within-γ association." + context
-    else:
-        result, stability = judge_claim(
-            claim, products, seed=stability_seed("projection", "dependence_follows_distance")
-        )
-        listing = ", ".join(f"γ = {g:g}: {r:+.2f}" for g, r in per_gamma.items())
-        detail = (
-            "Within γ (γ held fixed), pooled correlation of d_n(Z, M) and the distance"
-            " correlation of W with S over the draws: the claim predicts a positive one."
-            f" Per γ: {listing}. {judgement_detail(result.judgement)}" + context
-        )
-    verdicts.append(
-        claim_verdict(
-            reference,
-            "dependence_follows_distance",
-            None if result is not None else INCONCLUSIVE,
-            detail,
-            experiment="projection",
-            paper=PAPER,
-            scale=scale,
-            n_repetitions=int(products.size),
-            judgement=result.judgement if result is not None else _no_judgement(),
-            stability=stability,
-            measured=f"within-γ correlation {products.mean():+.2f}" if products.size else "",
-            tolerance=f"> 0 (smallest of interest {claim['margin']:g})",
-        )
-    )
-    columns = {
-        "gamma": "γ",
-        "d_n_mean": "d_n",
-        "d_reference_mean": "d (reference)",
-        "max_abs_deviation": "max abs(d_n − d)",
-        "mean_shift_mean": "mean abs(W − X)",
-        "dcor_X_mean": "dCor(X, S)",
-        "dcor_Z_mean": "dCor(Z, S)",
-        "dcor_W_mean": "dCor(W, S)",
-        "beta_X_mean": "e_β SVM(X)",
-        "beta_Z_mean": "e_β SVM(Z)",
-        "beta_W_mean": "e_β SVM(W)",
-        "error_X_mean": "error SVM(X)",
-        "error_Z_mean": "error SVM(Z)",
-        "error_W_mean": "error SVM(W)",
-        "n_reps": "reps",
+    common = {
+        "n_repetitions": int(products.size),
+        "measured": f"within-γ correlation {products.mean():+.2f}" if products.size else "",
+        "tolerance": f"> 0 (smallest of interest {claim['margin']:g})",
     }
+    if products.size < 2:
+        return Outcome(
+            "Fewer than two draws per γ: no within-γ association." + across_gamma,
+            NO_JUDGEMENT,
+            verdict=INCONCLUSIVE,
+            **common,
+        )
+    result, stability = judge_claim(claim, products, seed=seed)
+    listing = ", ".join(f"γ = {g:g}: {r:+.2f}" for g, r in per_gamma.items())
+    return Outcome(
+        "Within γ (γ held fixed), pooled correlation of d_n(Z, M) and the distance"
+        " correlation of W with S over the draws: the claim predicts a positive one."
+        f" Per γ: {listing}. {judgement_detail(result.judgement)}" + across_gamma,
+        result,
+        stability,
+        **common,
+    )
+
+
+#: Claim id → check, in the order of the records.
+CHECKS = {
+    "distance_concentration": _check_distance_concentration,
+    "dependence_follows_distance": _check_dependence_follows_distance,
+}
+
+
+def projection_verdicts(table, runs, reference, settings, *, readings, scale):
+    """Verdicts of Propositions 3 and 2 from the projection experiment.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``tables/projection.csv`` (:func:`krepro.studies.projection.tables.aggregate`).
+    runs : pandas.DataFrame
+        ``results/projection/projection.csv``, one row per (γ, repetition); the checks read
+        the instances whose status is ``ok``.
+    reference : mapping
+        ``oblivious.projection`` of ``config/paper_reference.yaml``.
+    settings : mapping
+        The ``projection`` config section.
+    readings : list of Reading
+        :func:`krepro.studies.projection.readings.readings`.
+    scale : str
+
+    Returns
+    -------
+    list of Verdict
+        Per reading, the claims in the order of :data:`CHECKS`; each rests on the instances
+        it reads (its ``n_repetitions``), its bootstrap seeded by the experiment and the claim.
+    """
+
+    def context(reading):
+        rows = reading.select(runs)
+        return table, rows[rows["status"] == "ok"], settings
+
+    return judge_readings(
+        ClaimSet(
+            "projection",
+            "oblivious",
+            reference,
+            scale,
+            seed_names=lambda claim_id, reading: ("projection", claim_id),
+        ),
+        CHECKS,
+        readings,
+        context,
+    )
+
+
+def projection_section(table, runs, reference, settings, *, readings, scale):
+    """The projection section: the verdicts of :func:`projection_verdicts` (same parameters),
+    the experiment's settings and the per-γ means.
+
+    Returns
+    -------
+    Section
+    """
     partition = settings["partition"]
     intro = (
         "§7.2 data model (experiment 1, Var ε ="
@@ -232,11 +202,11 @@ def projection_section(table, runs, reference, settings, *, scale):
     return Section(
         experiment="projection",
         title="Projection of the oblivious features onto the manifold (paper App. E.3, Props. 2–3)",
-        verdicts=verdicts,
+        verdicts=projection_verdicts(
+            table, runs, reference, settings, readings=readings, scale=scale
+        ),
         intro=intro,
-        body="### Means over repetitions\n\n"
-        + markdown_table(table[list(columns)].rename(columns=columns))
-        + note,
+        body="### Means over repetitions\n\n" + markdown_table(means_table(table)) + note,
     )
 
 
@@ -254,12 +224,12 @@ def summary(job, log):
 
     plot_projection(pd.read_csv(out.table), out.figure)
 
-    reference = job.params.reference
     section = projection_section(
         pd.read_csv(out.table),
         pd.read_csv(out.runs),
-        reference,
+        params.reference,
         params.settings,
+        readings=params.readings,
         scale=params.scale,
     )
     write_section(section, out.json, out.md)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pandas as pd
 from sklearn.svm import SVC
 
 from krepro.data.synthetic import ridge_sample
@@ -35,9 +34,11 @@ from krepro.metrics import beta_dependence, distance_correlation, misclassificat
 from krepro.records import write_records
 from krepro.seeding import generator
 
-__all__ = ["FEATURES", "aggregate", "run", "run_gamma", "tidy"]
+__all__ = ["FEATURES", "METRICS", "run", "run_gamma"]
 
+#: The feature maps compared: X, the oblivious features Z and their projection W onto M.
 FEATURES = ("X", "Z", "W")
+#: The distance measures of each record.
 METRICS = ("d_n", "d_reference", "abs_deviation", "mean_shift")
 
 
@@ -133,34 +134,6 @@ def run_gamma(*, seed, gamma, settings):
         record["status"] = "ok"
         records.append(record)
     return records
-
-
-def tidy(records):
-    """One row per (γ, repetition)."""
-    frame = pd.DataFrame.from_records(records)
-    return frame.sort_values(["gamma", "repetition"], kind="stable").reset_index(drop=True)
-
-
-def aggregate(runs):
-    """Mean and sd over repetitions of every measure, per γ."""
-    ok = runs[runs["status"] == "ok"]
-    measures = [
-        "d_n",
-        "d_reference",
-        "abs_deviation",
-        "mean_shift",
-        *[f"dcor_{f}" for f in FEATURES],
-        *[f"beta_{f}" for f in FEATURES],
-        *[f"error_{f}" for f in FEATURES],
-    ]
-    grouped = ok.groupby("gamma", sort=True)
-    table = grouped[measures].agg(["mean", "std"])
-    table.columns = [f"{m}_{'sd' if s == 'std' else s}" for m, s in table.columns]
-    table["n_points"] = grouped["n_points"].first()
-    table["rho"] = grouped["rho"].first()
-    table["max_abs_deviation"] = grouped["abs_deviation"].max()
-    table["n_reps"] = grouped.size()
-    return table.reset_index()
 
 
 def run(job, log):
