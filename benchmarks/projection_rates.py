@@ -37,7 +37,8 @@ import threadpoolctl
 import yaml
 
 from krepro.studies.projection.run import run_gamma
-from krepro.studies.rates.run import run_setting, setting_names
+from krepro.studies.rates import setting_names
+from krepro.studies.rates.run import run_setting
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,10 +1,11 @@
 """Oblivious data, Props. 5 and 6: rates of the E[φ(X)|S] estimators, measured (target:
 rates)."""
 
+from krepro.studies.rates import setting_names
+
 RATES = config["rates"]
-RATES_SETTINGS = [f"finite_k{k}" for k in RATES["finite"]["n_values"]] + [
-    f"continuous_d{d}" for d in RATES["continuous"]["dims"]
-]
+# One run job per setting (finite_k<k>, continuous_d<d>).
+RATES_SETTINGS = setting_names(RATES)
 
 
 rule rates_run:
@@ -84,6 +85,7 @@ rule rates_summary:
         runtime=5,
     params:
         reference=study_reference("rates"),
+        readings=study_readings("rates"),
         seed=config["seed"],
         settings=RATES,
         scale=config["scale"],

@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from krepro.studies.rates.report import rate_slopes, rates_section
-from krepro.studies.rates.run import SLOPE_COLUMNS
+from krepro.studies.rates.report import rates_section, rates_verdicts
+from krepro.studies.rates.tables import SLOPE_COLUMNS, rate_slopes
+from krepro.studies.readings import Reading
 from krepro.studies.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from tests.studies.rates.test_run import TINY
 
@@ -61,11 +62,31 @@ def _gram(slope, *, noise=0.02, n_reps=5, seed=0):
     return pd.DataFrame(rows)
 
 
+READINGS = [Reading("primary")]
+
+
 def _verdicts(runs, gram=None):
-    section = rates_section(
-        EMPTY_SLOPES, ERRORS, runs, REFERENCE["rates"], TINY, scale="test", gram_cost=gram
+    records = rates_verdicts(runs, REFERENCE["rates"], READINGS, scale="test", gram_cost=gram)
+    return {v.claim_id: v for v in records}
+
+
+def test_verdicts_one_per_claim_under_the_primary_reading_and_the_section_renders_them():
+    runs, gram = _runs({"finite_k2": -0.5, "continuous_d1": -0.3}), _gram(2.0)
+    records = rates_verdicts(runs, REFERENCE["rates"], READINGS, scale="test", gram_cost=gram)
+    assert [(v.claim_id, v.protocol, v.primary) for v in records] == [
+        ("finite_rate", "primary", True),
+        ("continuous_rate", "primary", True),
+        ("gram_quadratic_cost", "primary", True),
+    ]
+    assert [v.verdict for v in records] == [REPRODUCED] * 3
+    assert (
+        records[2].paper_value == REFERENCE["rates"]["claims"]["gram_quadratic_cost"]["paper_value"]
     )
-    return {v.claim_id: v for v in section.verdicts}
+    section = rates_section(
+        EMPTY_SLOPES, ERRORS, runs, REFERENCE["rates"], TINY, READINGS, scale="t", gram_cost=gram
+    )
+    assert [v.verdict for v in section.verdicts] == [REPRODUCED] * 3
+    assert "CPU seconds of the oblivious Gram matrix" in section.body
 
 
 def test_rate_claims_state_their_tests_and_no_repetition_gate():

@@ -6,8 +6,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from krepro.studies.rates.gram_cost import gram_cost_table, measure, per_repetition_slopes
-from krepro.studies.rates.run import SLOPE_COLUMNS, error_table, run_setting, slope_table, tidy
+from krepro.studies.rates.gram_cost import measure
+from krepro.studies.rates.run import run_setting
+from krepro.studies.rates.tables import (
+    SLOPE_COLUMNS,
+    error_table,
+    gram_cost_table,
+    per_repetition_slopes,
+    slope_table,
+    tidy,
+)
 
 TINY = {
     "n_repetitions": 3,

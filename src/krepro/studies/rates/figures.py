@@ -8,10 +8,9 @@ import pandas as pd
 import seaborn as sns
 
 from krepro.studies.figures import save_figure
+from krepro.studies.rates.tables import ESTIMATOR_LABELS
 
-__all__ = ["ESTIMATOR_LABELS", "plot_rates"]
-
-ESTIMATOR_LABELS = {"partition": "plug-in (partition)", "cme": "CME"}
+__all__ = ["plot_rates"]
 
 
 def plot_rates(errors, slopes, path):

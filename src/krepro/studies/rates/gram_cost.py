@@ -14,14 +14,11 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-import pandas as pd
-
 from krepro.fairness import ObliviousKernel
 from krepro.records import write_records
 from krepro.seeding import generator
 
-__all__ = ["gram_cost_table", "measure", "per_repetition_slopes", "run"]
+__all__ = ["measure", "run"]
 
 
 def _draw(rng, n, low, high):
@@ -81,35 +78,6 @@ def measure(*, seed, settings):
                 }
             )
     return records
-
-
-def gram_cost_table(records):
-    """The timing records as a table sorted by repetition and n."""
-    frame = pd.DataFrame.from_records(records)
-    return frame.sort_values(["repetition", "n"], kind="stable").reset_index(drop=True)
-
-
-def per_repetition_slopes(table):
-    """Least-squares slope of log CPU time on log n, one per repetition.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Columns ``n``, ``repetition``, ``cpu_seconds`` (positive).
-
-    Returns
-    -------
-    numpy.ndarray
-        One slope per repetition with at least two sizes, in order of the repetition.
-    """
-    slopes = []
-    for _, group in table.groupby("repetition", sort=True):
-        group = group[group["cpu_seconds"] > 0]
-        if group["n"].nunique() < 2:
-            continue
-        slope = np.polyfit(np.log(group["n"]), np.log(group["cpu_seconds"]), 1)[0]
-        slopes.append(float(slope))
-    return np.asarray(slopes)
 
 
 def run(job, log):

@@ -1,5 +1,5 @@
 """Paper vs reproduced for the rates of the E[φ(X)|S] estimators (Props. 5, 6) and the cost of
-the oblivious Gram matrix (§1, §6): the report section and the summary job.
+the oblivious Gram matrix (§1, §6): the verdicts, the report section and the summary job.
 
 The paper proves rates for its estimator of E[φ(X)|S] without measuring them; this section
 tests the measured exponents against the theory's. Each claim is judged from per-repetition
@@ -11,59 +11,40 @@ settings with Holm's procedure.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
 from krepro.fairness.rates import theory_slope
 from krepro.records import atomic_write_text, read_records
-from krepro.studies.claims import Judgement, judge_claim, member_word, stability_seed
-from krepro.studies.rates.figures import ESTIMATOR_LABELS, plot_rates
-from krepro.studies.rates.gram_cost import gram_cost_table, per_repetition_slopes
-from krepro.studies.rates.run import error_table, slope_table, tidy
+from krepro.studies.claims import judge_claim, member_word
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
+from krepro.studies.rates.figures import plot_rates
+from krepro.studies.rates.tables import (
+    error_table,
+    errors_by_n,
+    gram_cost_table,
+    gram_timing,
+    per_repetition_slopes,
+    rate_slopes,
+    shown_slopes,
+    slope_table,
+    tidy,
+)
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import (
-    INCONCLUSIVE,
-    Section,
-    claim_verdict,
-    judgement_detail,
-)
+from krepro.studies.verdicts import Section, judgement_detail
 
-__all__ = ["rate_slopes", "rates_section", "summary"]
-
-PAPER = "oblivious"
+__all__ = ["rates_section", "rates_verdicts", "summary"]
 
 
-def rate_slopes(runs, kind):
-    """Per-repetition log-log slopes of the partition estimator's error, per setting.
+@dataclasses.dataclass(frozen=True)
+class _Runs:
+    """What the checks read: the run table and the Gram timings (``None``: not run)."""
 
-    Parameters
-    ----------
-    runs : pandas.DataFrame
-        The run table (``results/rates/rates.csv``): estimator, setting, kind, n, repetition,
-        error, status.
-    kind : str
-        ``"finite"`` or ``"continuous"``.
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        Setting name to one slope of log error on log n per repetition (repetitions with an
-        error at every n only).
-    """
-    part = runs[
-        (runs["estimator"] == "partition") & (runs["kind"] == kind) & (runs["status"] == "ok")
-    ]
-    slopes = {}
-    for setting, group in part.groupby("setting", sort=True):
-        wide = group.pivot(index="n", columns="repetition", values="error").sort_index()
-        wide = wide.dropna(axis=1)
-        if len(wide) < 2 or wide.shape[1] < 1:
-            continue
-        log_n = np.log(wide.index.to_numpy(dtype=float))
-        fits = np.polyfit(log_n, np.log(wide.to_numpy(dtype=float)), 1)
-        slopes[setting] = fits[0]
-    return slopes
+    runs: pd.DataFrame
+    gram_cost: pd.DataFrame | None
 
 
 def _theories(runs, settings):
@@ -74,64 +55,80 @@ def _theories(runs, settings):
     }
 
 
-def _listing(result, slopes, theories):
-    return "; ".join(
+def _check_rate(kind, context, claim, seed, what, note):
+    """A rate claim over its settings of ``kind``; ``note``: (what, why) of the settings whose
+    slope is below the theory's by more than the margin."""
+    slopes = rate_slopes(context.runs, kind)
+    if not slopes:
+        return None
+    theories = _theories(context.runs, slopes)
+    if kind == "finite":  # the exponent itself: slope − theory
+        result, stability = judge_claim(claim, slopes, seed=seed, offset=theories, paired=False)
+    else:  # effect = theory − slope: positive when the error falls faster than the bound
+        values = {name: theories[name] - v for name, v in slopes.items()}
+        result, stability = judge_claim(claim, values, seed=seed, paired=False)
+    listing = "; ".join(
         f"{name}: slope {np.mean(slopes[name]):+.3f} vs {theories[name]:+.3f}"
         f" ({member_word(result.members[name].verdict)})"
         for name in result.members
     )
-
-
-def _check_finite(runs, claim, seed):
-    slopes = rate_slopes(runs, "finite")
-    if not slopes:
-        return None
-    theories = _theories(runs, slopes)
-    result, stability = judge_claim(claim, slopes, seed=seed, offset=theories, paired=False)
     detail = (
+        f"{what} Settings: {listing}. Deciding setting ({result.deciding}):"
+        f" {judgement_detail(result.judgement)}"
+    )
+    below = [n for n in slopes if np.mean(slopes[n]) < theories[n] - claim["margin"]]
+    if below:
+        detail += f" {note[0]} for {', '.join(below)}: {note[1]}"
+    return Outcome(
+        detail,
+        result,
+        stability,
+        n_repetitions=int(min(len(v) for v in slopes.values())),
+        paper_value="; ".join(f"{theories[n]:+.3f}" for n in slopes),
+        measured="; ".join(f"{np.mean(v):+.3f}" for v in slopes.values()),
+        tolerance=f"{claim['test']} ±{claim['margin']:g}",
+    )
+
+
+def _check_finite(context, claim, seed):
+    return _check_rate(
+        "finite",
+        context,
+        claim,
+        seed,
         "Per k, effect = mean per-repetition slope of log error on log n − (−1/2); with a"
         " finite S the estimator is k sample means, whose error falls exactly like n^(−1/2), so"
-        " the exponent itself is tested (magnitude). Settings: "
-        f"{_listing(result, slopes, theories)}. Deciding setting ({result.deciding}):"
-        f" {judgement_detail(result.judgement)}"
+        " the exponent itself is tested (magnitude).",
+        (
+            "Steeper than −1/2",
+            "at the smallest n some values of S have few or no estimation points (an empty"
+            " cell's estimate is 0), an extra error that vanishes exponentially in n and"
+            " steepens the fit.",
+        ),
     )
-    steep = [n for n in slopes if np.mean(slopes[n]) < theories[n] - claim["margin"]]
-    if steep:
-        detail += (
-            f" Steeper than −1/2 for {', '.join(steep)}: at the smallest n some values of S"
-            " have few or no estimation points (an empty cell's estimate is 0), an extra error"
-            " that vanishes exponentially in n and steepens the fit."
-        )
-    return result, stability, detail, slopes, theories
 
 
-def _check_continuous(runs, claim, seed):
-    slopes = rate_slopes(runs, "continuous")
-    if not slopes:
-        return None
-    theories = _theories(runs, slopes)
-    # effect = theory − slope: positive when the error falls faster than the bound
-    values = {name: theories[name] - v for name, v in slopes.items()}
-    result, stability = judge_claim(claim, values, seed=seed, paired=False)
-    detail = (
+def _check_continuous(context, claim, seed):
+    return _check_rate(
+        "continuous",
+        context,
+        claim,
+        seed,
         "Per d, effect = −1/(2(d+1)) − per-repetition slope of log error on log n (positive:"
         " faster than the rate); Proposition 6 is an upper bound (O_P), so the claim is that"
-        " the error falls at least as fast (non-inferiority). Settings: "
-        f"{_listing(result, slopes, theories)}. Deciding setting ({result.deciding}):"
-        f" {judgement_detail(result.judgement)}"
+        " the error falls at least as fast (non-inferiority).",
+        (
+            "Faster than the bound",
+            "with ℓ = n^(1/(2(d+1))) cells per axis the variance term ℓ^(d/2) n^(−1/2) ="
+            " n^(−(d+2)/(4(d+1))) still weighs at these n beside the bias term"
+            " 1/ℓ = n^(−1/(2(d+1))), and it falls faster; the bound's exponent is the slower"
+            " of the two.",
+        ),
     )
-    faster = [n for n in slopes if np.mean(slopes[n]) < theories[n] - claim["margin"]]
-    if faster:
-        detail += (
-            f" Faster than the bound for {', '.join(faster)}: with ℓ = n^(1/(2(d+1))) cells per"
-            " axis the variance term ℓ^(d/2) n^(−1/2) = n^(−(d+2)/(4(d+1))) still weighs at"
-            " these n beside the bias term 1/ℓ = n^(−1/(2(d+1))), and it falls faster; the"
-            " bound's exponent is the slower of the two."
-        )
-    return result, stability, detail, slopes, theories
 
 
-def _check_gram_cost(gram_cost, claim, seed):
+def _check_gram_cost(context, claim, seed):
+    gram_cost = context.gram_cost
     if gram_cost is None or gram_cost.empty:
         return None
     slopes = per_repetition_slopes(gram_cost)
@@ -154,39 +151,45 @@ def _check_gram_cost(gram_cost, claim, seed):
         " only asymptotically). Timing depends on the machine, its BLAS and its load; only"
         f" the slope is compared. {judgement_detail(result.judgement)}"
     )
-    return result, stability, detail, slopes
-
-
-def _no_settings(reference, claim_id, scale, what):
-    return claim_verdict(
-        reference,
-        claim_id,
-        INCONCLUSIVE,
-        f"The runs hold none of the settings this claim is about ({what}).",
-        experiment="rates",
-        paper=PAPER,
-        scale=scale,
-        judgement=Judgement(INCONCLUSIVE, *[float("nan")] * 5),
+    return Outcome(
+        detail,
+        result,
+        stability,
+        n_repetitions=int(slopes.size),
+        paper_value=claim["paper_value"],
+        measured=f"slope {slopes.mean():.2f}",
+        tolerance=f"{claim['test']}, margin {claim['margin']:g}",
     )
 
 
-def rates_section(slopes, errors, runs, reference, settings, *, scale, gram_cost=None):
+# The claims in the records' order, with the config keys that hold their settings.
+CHECKS = {
+    "finite_rate": _check_finite,
+    "continuous_rate": _check_continuous,
+    "gram_quadratic_cost": _check_gram_cost,
+}
+_SETTINGS_KEYS = {
+    "finite_rate": "`rates.finite.n_values`",
+    "continuous_rate": "`rates.continuous.dims`",
+    "gram_quadratic_cost": "`rates.gram_cost`",
+}
+# The Gram cost's bootstrap seed is named after its job (as the published stabilities are).
+_SEED_NAMES = {"gram_quadratic_cost": "gram_cost"}
+
+
+def rates_verdicts(runs, reference, readings, *, scale, gram_cost=None):
     """Verdicts of Propositions 5 and 6 and of the O(n²) Gram cost.
 
     Parameters
     ----------
-    slopes : pandas.DataFrame
-        ``tables/oblivious_rates.csv`` (:func:`krepro.studies.rates.run.slope_table`): slopes
-        of the mean error with bootstrap intervals, shown in the table.
-    errors : pandas.DataFrame
-        ``results/rates/errors.csv`` (:func:`krepro.studies.rates.run.error_table`).
     runs : pandas.DataFrame
         ``results/rates/rates.csv``: one row per (estimator, setting, n, repetition); the
-        verdicts read its per-repetition slopes.
+        verdicts read its per-repetition slopes
+        (:func:`~krepro.studies.rates.tables.rate_slopes`).
     reference : mapping
         ``oblivious.rates`` of ``config/paper_reference.yaml``.
-    settings : mapping
-        The ``rates`` config section.
+    readings : list of Reading
+        The study's readings (one, ``primary``: ``STUDY.readings_of``).
     scale : str
     gram_cost : pandas.DataFrame, optional
         ``results/rates/gram_cost.csv`` (n, repetition, cpu_seconds, threads); without it
@@ -194,77 +197,43 @@ def rates_section(slopes, errors, runs, reference, settings, *, scale, gram_cost
 
     Returns
     -------
+    list of Verdict
+    """
+    claims = ClaimSet(
+        "rates",
+        "oblivious",
+        reference,
+        scale,
+        no_data=lambda claim_id: (
+            f"The runs hold none of the settings this claim is about ({_SETTINGS_KEYS[claim_id]})."
+        ),
+        seed_names=lambda claim_id, r: ("rates", _SEED_NAMES.get(claim_id, claim_id), r.name),
+    )
+    return judge_readings(claims, CHECKS, readings, lambda reading: _Runs(runs, gram_cost))
+
+
+def rates_section(slopes, errors, runs, reference, settings, readings, *, scale, gram_cost=None):
+    """The rates section: the verdicts (:func:`rates_verdicts`), the slopes beside the theory,
+    the mean errors and the Gram timings.
+
+    Parameters
+    ----------
+    slopes : pandas.DataFrame
+        ``tables/oblivious_rates.csv`` (:func:`krepro.studies.rates.tables.slope_table`):
+        slopes of the mean error with bootstrap intervals, shown in the table.
+    errors : pandas.DataFrame
+        ``results/rates/errors.csv`` (:func:`krepro.studies.rates.tables.error_table`).
+    runs, reference, readings, scale, gram_cost
+        As in :func:`rates_verdicts`.
+    settings : mapping
+        The ``rates`` config section.
+
+    Returns
+    -------
     Section
     """
-    claims = reference["claims"]
-    verdicts = []
+    verdicts = rates_verdicts(runs, reference, readings, scale=scale, gram_cost=gram_cost)
     n_reps = int(settings["n_repetitions"])
-    for claim_id, check, what in (
-        ("finite_rate", _check_finite, "`rates.finite.n_values`"),
-        ("continuous_rate", _check_continuous, "`rates.continuous.dims`"),
-    ):
-        outcome = check(runs, claims[claim_id], stability_seed("rates", claim_id, "primary"))
-        if outcome is None:
-            verdicts.append(_no_settings(reference, claim_id, scale, what))
-            continue
-        result, stability, detail, per_rep, theories = outcome
-        verdicts.append(
-            claim_verdict(
-                reference,
-                claim_id,
-                None,
-                detail,
-                experiment="rates",
-                paper=PAPER,
-                scale=scale,
-                n_repetitions=int(min(len(v) for v in per_rep.values())),
-                paper_value="; ".join(f"{theories[n]:+.3f}" for n in per_rep),
-                measured="; ".join(f"{np.mean(v):+.3f}" for v in per_rep.values()),
-                tolerance=f"{claims[claim_id]['test']} ±{claims[claim_id]['margin']:g}",
-                judgement=result.judgement,
-                stability=stability,
-            )
-        )
-    claim = claims["gram_quadratic_cost"]
-    outcome = _check_gram_cost(gram_cost, claim, stability_seed("rates", "gram_cost", "primary"))
-    if outcome is None:
-        verdicts.append(_no_settings(reference, "gram_quadratic_cost", scale, "`rates.gram_cost`"))
-    else:
-        result, stability, detail, gram_slopes = outcome
-        verdicts.append(
-            claim_verdict(
-                reference,
-                "gram_quadratic_cost",
-                None,
-                detail,
-                experiment="rates",
-                paper=PAPER,
-                scale=scale,
-                n_repetitions=int(gram_slopes.size),
-                paper_value="O(n²): slope ≤ 2",
-                measured=f"slope {gram_slopes.mean():.2f}",
-                tolerance=f"{claim['test']}, margin {claim['margin']:g}",
-                judgement=result.judgement,
-                stability=stability,
-            )
-        )
-    table = slopes.copy()
-    table["estimator"] = table["estimator"].map(ESTIMATOR_LABELS).fillna(table["estimator"])
-    columns = [
-        "estimator",
-        "setting",
-        "slope",
-        "slope_ci_low",
-        "slope_ci_high",
-        "theory_slope",
-        "r2",
-        "n_min",
-        "n_max",
-        "n_reps",
-    ]
-    wide = errors.pivot_table(index="n", columns=["estimator", "setting"], values="error_mean")
-    wide.columns = [f"{ESTIMATOR_LABELS.get(e, e)} {s}" for e, s in wide.columns]
-    wide = wide.reset_index()
     cme = slopes[slopes["estimator"] == "cme"]
     cme_text = (
         " The CME (λ by generalised cross-validation) has no rate in the paper; its slopes are"
@@ -295,27 +264,21 @@ def rates_section(slopes, errors, runs, reference, settings, *, scale, gram_cost
     body = [
         "### Log-log slopes beside the theory",
         "",
-        markdown_table(table[columns]),
+        markdown_table(shown_slopes(slopes)),
         "",
         "theory_slope: −1/2 (Prop. 5, finite S), −1/(2(d+1)) (Prop. 6, continuous S);"
         " empty for the CME." + cme_text,
         "",
         "### Mean error against n",
         "",
-        markdown_table(wide, digits=4),
+        markdown_table(errors_by_n(errors), digits=4),
     ]
     if gram_cost is not None and not gram_cost.empty:
-        timing = (
-            gram_cost.groupby("n", sort=True)["cpu_seconds"]
-            .agg(["median", "min", "max", "size"])
-            .reset_index()
-            .rename(columns={"size": "repetitions"})
-        )
         body += [
             "",
             "### CPU seconds of the oblivious Gram matrix against n (this machine)",
             "",
-            markdown_table(timing, digits=4),
+            markdown_table(gram_timing(gram_cost), digits=4),
         ]
     return Section(
         experiment="rates",
@@ -352,13 +315,13 @@ def summary(job, log):
 
     plot_rates(pd.read_csv(out.errors), pd.read_csv(out.table), out.figure)
 
-    reference = job.params.reference
     section = rates_section(
         pd.read_csv(out.table),
         pd.read_csv(out.errors),
         pd.read_csv(out.runs),
-        reference,
+        params.reference,
         params.settings,
+        params.readings,
         scale=params.scale,
         gram_cost=pd.read_csv(out.gram_cost),
     )

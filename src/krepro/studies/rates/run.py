@@ -13,7 +13,8 @@ Estimators:
 * ``cme`` — the conditional mean embedding :math:`\sum_v\alpha_v(s)\varphi(x_v)`
   (:class:`krepro.cme.CMEConditionalMean`, λ by generalised cross-validation), continuous S.
 
-:func:`slope_table` fits the log-log slopes with bootstrap intervals beside the theory.
+The run table and the log-log slopes beside the theory are made by
+:mod:`krepro.studies.rates.tables`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pandas as pd
 
 from krepro.cme import CMEConditionalMean
 from krepro.fairness.conditional import (
@@ -33,59 +33,16 @@ from krepro.fairness.rates import (
     GaussianConditionalModel,
     cells_per_axis_schedule,
     embedding_errors,
-    fit_slope,
-    theory_slope,
 )
 from krepro.records import write_records
 from krepro.seeding import generator
+from krepro.studies.rates import parse_setting
 
-__all__ = [
-    "ESTIMATORS",
-    "error_table",
-    "run",
-    "run_setting",
-    "setting_names",
-    "slope_table",
-    "tidy",
-]
-
-ESTIMATORS = ("partition", "cme")
-SLOPE_COLUMNS = [
-    "estimator",
-    "setting",
-    "kind",
-    "d",
-    "n_values",
-    "slope",
-    "slope_ci_low",
-    "slope_ci_high",
-    "theory_slope",
-    "r2",
-    "n_min",
-    "n_max",
-    "n_sizes",
-    "n_reps",
-]
-
-
-def setting_names(settings):
-    """Names of the settings of a ``rates`` config section: ``finite_k<k>``, ``continuous_d<d>``."""
-    return [f"finite_k{k}" for k in settings["finite"]["n_values"]] + [
-        f"continuous_d{d}" for d in settings["continuous"]["dims"]
-    ]
-
-
-def _parse(setting):
-    kind, _, value = setting.partition("_")
-    if kind == "finite" and value.startswith("k"):
-        return kind, int(value[1:])
-    if kind == "continuous" and value.startswith("d"):
-        return kind, int(value[1:])
-    raise ValueError(f"Unknown rates setting {setting!r}; expected finite_k<k> or continuous_d<d>.")
+__all__ = ["run", "run_setting"]
 
 
 def _model(setting, settings):
-    kind, value = _parse(setting)
+    kind, value = parse_setting(setting)
     common = {
         "mean_scale": settings["mean_scale"],
         "sd": settings["sd"],
@@ -173,64 +130,6 @@ def run_setting(*, seed, setting, settings):
                     }
                 )
     return records
-
-
-def tidy(records):
-    """One row per run, sorted by estimator, setting, n and repetition."""
-    frame = pd.DataFrame.from_records(records)
-    return frame.sort_values(
-        ["estimator", "setting", "n", "repetition"], kind="stable"
-    ).reset_index(drop=True)
-
-
-def error_table(runs):
-    """Mean, sd and geometric mean of the error per (estimator, setting, n)."""
-    grouped = runs[runs["status"] == "ok"].groupby(["estimator", "setting", "n"], sort=True)
-    table = grouped.agg(
-        error_mean=("error", "mean"),
-        error_sd=("error", lambda v: v.std(ddof=1)),
-        n_reps=("error", "size"),
-        n_cells=("n_cells", "first"),
-    )
-    return table.reset_index()
-
-
-def slope_table(runs, *, seed, n_bootstrap, confidence):
-    """Log-log slope of the mean error against n per (estimator, setting), beside the theory.
-
-    The theory is Proposition 5 (finite S, both estimators would share it, only the partition
-    estimator is run) or Proposition 6 (partition estimator with its cell schedule); the CME
-    has no rate in the paper (``theory_slope`` empty).
-    """
-    rows = []
-    ok = runs[runs["status"] == "ok"]
-    for (estimator, setting), group in ok.groupby(["estimator", "setting"], sort=True):
-        wide = group.pivot(index="n", columns="repetition", values="error").sort_index()
-        fit = fit_slope(
-            wide.index.to_numpy(),
-            wide.to_numpy(),
-            n_bootstrap=n_bootstrap,
-            confidence=confidence,
-            random_state=generator(seed, "rates-bootstrap", estimator, setting),
-        )
-        kind, value = _parse(setting)
-        theory = theory_slope(kind, value) if estimator == "partition" else None
-        rows.append(
-            {
-                "estimator": estimator,
-                "setting": setting,
-                "kind": kind,
-                "d": value if kind == "continuous" else 1,
-                "n_values": value if kind == "finite" else None,
-                **{key: fit[key] for key in ("slope", "slope_ci_low", "slope_ci_high", "r2")},
-                "theory_slope": theory,
-                "n_min": int(wide.index.min()),
-                "n_max": int(wide.index.max()),
-                "n_sizes": len(wide),
-                "n_reps": int(wide.notna().sum(axis=1).min()),
-            }
-        )
-    return pd.DataFrame(rows, columns=SLOPE_COLUMNS)
 
 
 def run(job, log):
