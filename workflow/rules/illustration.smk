@@ -49,6 +49,7 @@ rule illustration_summary:
         runtime=5,
     params:
         reference=study_reference("illustration"),
+        readings=study_readings("illustration"),
         scale=config["scale"],
         entry=job_entry("illustration", "summary"),
         code=job_code("illustration", "summary"),

@@ -10,7 +10,12 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from krepro.studies.illustration.report import dependence_ratios, illustration_section
+from krepro.studies.illustration.readings import readings
+from krepro.studies.illustration.report import (
+    dependence_ratios,
+    illustration_section,
+    illustration_verdicts,
+)
 from krepro.studies.illustration.run import aggregate
 from krepro.studies.verdicts import IDENTITY, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
@@ -48,9 +53,33 @@ def dependence(ratios, n_reps=10, noise=0.01, oblivious_corr=0.01, seed=0):
     return pd.DataFrame(rows)
 
 
+READINGS = readings({"n_repetitions": 10})
+
+
 def _records(frame):
-    section = illustration_section(frame, aggregate(frame), REFERENCE, scale="test")
+    section = illustration_section(
+        frame, aggregate(frame), REFERENCE, readings=READINGS, scale="test"
+    )
     return {v.claim_id: v for v in section.verdicts}
+
+
+def test_verdicts_one_reading_resting_on_the_repetitions_run():
+    """``illustration_verdicts`` without the section: every claim under the one reading, in
+    order, with the repetitions the table holds rather than the configured ones."""
+    records = illustration_verdicts(
+        dependence({"quadratic": 0.57, "sine": 0.18}, n_reps=6),
+        REFERENCE,
+        readings=READINGS,
+        scale="test",
+    )
+    assert [(r.claim_id, r.protocol, r.primary) for r in records] == [
+        ("uncorrelated", "primary", True),
+        ("dependence_much_smaller", "primary", True),
+        ("sine_hard_to_see", "primary", True),
+    ]
+    assert [r.verdict for r in records] == [REPRODUCED, NOT_REPRODUCED, NOT_REPRODUCED]
+    assert {r.n_repetitions for r in records} == {6}
+    assert "Over 6 repetitions" in records[0].detail
 
 
 def test_ratios_are_paired_within_repetitions():

@@ -12,25 +12,26 @@ margins come from ``config/paper_reference.yaml`` (``oblivious.illustration``).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
-from krepro.studies.claims import judge_claim, member_word, stability_seed
+from krepro.studies.claims import judge_claim, member_word
 from krepro.studies.illustration.figures import plot_illustration
-from krepro.studies.illustration.run import MEASURES
+from krepro.studies.illustration.tables import shown
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import (
-    NOT_REPRODUCED,
-    REPRODUCED,
-    Section,
-    claim_verdict,
-    judgement_detail,
-)
+from krepro.studies.verdicts import NOT_REPRODUCED, REPRODUCED, Section, judgement_detail
 
-__all__ = ["dependence_ratios", "illustration_section", "summary"]
-
-PAPER = "oblivious"
+__all__ = [
+    "CHECKS",
+    "dependence_ratios",
+    "illustration_section",
+    "illustration_verdicts",
+    "summary",
+]
 
 
 def dependence_ratios(dependence):
@@ -77,7 +78,92 @@ def _uncorrelated(dependence, claim):
     return ok, corr.max(), "; ".join(parts)
 
 
-def illustration_section(dependence, table, reference, *, scale):
+@dataclasses.dataclass(frozen=True)
+class _Context:
+    """What the checks read: the per-repetition dependence table, its ratios, the detection
+    level of ``oblivious.illustration`` and the repetitions."""
+
+    dependence: pd.DataFrame
+    ratios: dict
+    detection_alpha: float
+    n_reps: int
+
+
+def _check_uncorrelated(ctx, claim, seed):
+    ok, worst, text = _uncorrelated(ctx.dependence, claim)
+    return Outcome(
+        f"Identity: ⟨h, Z⟩ = h(X) − Ê[h(X)|S] + Ê h(X), so E[⟨h, Z⟩ | S] = E h(X) +"
+        " (E[h(X)|S] − Ê[h(X)|S]) is constant up to the plug-in error of the conditional"
+        " mean: the check can fail only through that error or a bug. Over"
+        f" {ctx.n_reps} repetitions: {text}. The plug-in conditional mean on a dyadic"
+        " partition leaves a small within-cell trend.",
+        verdict=REPRODUCED if ok else NOT_REPRODUCED,
+        measured=f"max |corr| {worst:.3f}",
+        tolerance=f"|corr| ≤ {claim['max_abs_correlation']:g},"
+        f" η² ratio ≤ {claim['max_eta2_ratio']:g} in every repetition",
+    )
+
+
+def _check_much_smaller(ctx, claim, seed):
+    ratios = ctx.ratios
+    result, stability = judge_claim(
+        claim, {s: -r for s, r in ratios.items()}, seed=seed, paired=False
+    )
+    listing = "; ".join(
+        f"{s}: ratio {r.mean():.3f} ({member_word(result.members[s].verdict)})"
+        for s, r in ratios.items()
+    )
+    return Outcome(
+        "Per repetition, ratio = excess dCor(⟨h, Z⟩, S) / excess dCor(h(X), S) on the same"
+        f" draw; claim: ratio ≤ {claim['margin']:g} in every setting (effect = −ratio, Holm"
+        f" over {len(ratios)} settings). {listing}. Deciding setting ({result.deciding}):"
+        f" {judgement_detail(result.judgement)} ⟨h, Z⟩ = h(X) − E[h(X)|S] + E h(X) removes"
+        " the conditional mean only: its spread given S is that of h(X) given S, which changes"
+        " with S (for h1 = x², X = S + U, h(X) − E[h(X)|S] = 2S(U − E U) + U² − E U²).",
+        result,
+        stability,
+        measured="; ".join(f"{s} {r.mean():.2f}" for s, r in ratios.items()),
+        tolerance=f"ratio ≤ {claim['margin']:g}",
+    )
+
+
+def _check_sine(ctx, claim, seed):
+    setting = claim["setting"]
+    ratio = ctx.ratios[setting]
+    result, stability = judge_claim(claim, -ratio, seed=seed)
+    rows = ctx.dependence[ctx.dependence["setting"] == setting]
+    obl = rows[rows["features"] == "oblivious"]
+    detected = float(np.mean(obl["dcor_p_value"] <= ctx.detection_alpha))
+    return Outcome(
+        f"{setting}: ratio of excess distance correlations {ratio.mean():.3f}"
+        f" (⟨h, Z⟩: dCor {obl['distance_correlation'].mean():.3f} against the permutation"
+        f" level {obl['dcor_null'].mean():.3f}); claim: ratio ≤ {claim['margin']:g}, an order"
+        f" of magnitude below h(X)'s dependence. {judgement_detail(result.judgement)} The"
+        f" permutation test ({int(obl['n_permutations'].iloc[0])} permutations,"
+        f" {int(obl['n_points'].iloc[0])} points) detects the dependence at level"
+        f" {ctx.detection_alpha:g} in {detected:.0%} of the repetitions: the spread"
+        " of ⟨h, Z⟩ changes with S although its mean does not.",
+        result,
+        stability,
+        measured=f"ratio {ratio.mean():.3f}",
+        tolerance=f"ratio ≤ {claim['margin']:g}",
+    )
+
+
+#: Claim id → check, in the order of the records.
+CHECKS = {
+    "uncorrelated": _check_uncorrelated,
+    "dependence_much_smaller": _check_much_smaller,
+    "sine_hard_to_see": _check_sine,
+}
+
+
+def _repetitions(dependence):
+    """The fewest repetitions of any (setting, features)."""
+    return int(dependence.groupby(["setting", "features"]).size().min())
+
+
+def illustration_verdicts(dependence, reference, *, readings, scale):
     """Verdicts for Fig. 2: how ⟨h, Z⟩ depends on S, against h(X).
 
     ``uncorrelated`` is an identity (the construction removes the conditional mean) checked
@@ -89,136 +175,64 @@ def illustration_section(dependence, table, reference, *, scale):
     ----------
     dependence : pandas.DataFrame
         ``results/illustration/dependence.csv``, one row per (setting, features, repetition).
-    table : pandas.DataFrame
-        ``tables/illustration.csv`` (:func:`krepro.studies.illustration.run.aggregate`).
     reference : mapping
         ``oblivious.illustration`` of ``config/paper_reference.yaml``.
+    readings : list of Reading
+        :func:`krepro.studies.illustration.readings.readings`; each rests on the fewest
+        repetitions of any (setting, features) of ``dependence``.
     scale : str
         The config's scale name.
 
     Returns
     -------
+    list of Verdict
+        Per reading, the claims in the order of :data:`CHECKS`; each bootstrap seeded by the
+        experiment and the claim.
+    """
+    n_reps = _repetitions(dependence)
+    context = _Context(
+        dependence, dependence_ratios(dependence), reference["detection_alpha"], n_reps
+    )
+    return judge_readings(
+        ClaimSet(
+            "illustration",
+            "oblivious",
+            reference,
+            scale,
+            seed_names=lambda claim_id, reading: ("illustration", claim_id),
+        ),
+        CHECKS,
+        [reading.with_repetitions(n_reps) for reading in readings],
+        lambda reading: context,
+    )
+
+
+def illustration_section(dependence, table, reference, *, readings, scale):
+    """The illustration section: the verdicts of :func:`illustration_verdicts` and the
+    mean ± sd table.
+
+    Parameters
+    ----------
+    dependence, reference, readings, scale
+        As in :func:`illustration_verdicts`.
+    table : pandas.DataFrame
+        ``tables/illustration.csv`` (:func:`krepro.studies.illustration.run.aggregate`).
+
+    Returns
+    -------
     Section
     """
-    claims = reference["claims"]
-    n_reps = int(dependence.groupby(["setting", "features"]).size().min())
-
-    def verdict(claim_id, outcome, detail, **values):
-        return claim_verdict(
-            reference,
-            claim_id,
-            outcome,
-            detail,
-            experiment="illustration",
-            paper=PAPER,
-            scale=scale,
-            n_repetitions=n_reps,
-            **values,
-        )
-
-    claim = claims["uncorrelated"]
-    ok, worst, text = _uncorrelated(dependence, claim)
-    verdicts = [
-        verdict(
-            "uncorrelated",
-            REPRODUCED if ok else NOT_REPRODUCED,
-            f"Identity: ⟨h, Z⟩ = h(X) − Ê[h(X)|S] + Ê h(X), so E[⟨h, Z⟩ | S] = E h(X) +"
-            " (E[h(X)|S] − Ê[h(X)|S]) is constant up to the plug-in error of the conditional"
-            " mean: the check can fail only through that error or a bug. Over"
-            f" {n_reps} repetitions: {text}. The plug-in conditional mean on a dyadic"
-            " partition leaves a small within-cell trend.",
-            measured=f"max |corr| {worst:.3f}",
-            tolerance=f"|corr| ≤ {claim['max_abs_correlation']:g},"
-            f" η² ratio ≤ {claim['max_eta2_ratio']:g} in every repetition",
-        )
-    ]
-
-    ratios = dependence_ratios(dependence)
-    claim = claims["dependence_much_smaller"]
-    result, stability = judge_claim(
-        claim,
-        {s: -r for s, r in ratios.items()},
-        seed=stability_seed("illustration", "dependence_much_smaller"),
-        paired=False,
-    )
-    listing = "; ".join(
-        f"{s}: ratio {r.mean():.3f} ({member_word(result.members[s].verdict)})"
-        for s, r in ratios.items()
-    )
-    detail = (
-        "Per repetition, ratio = excess dCor(⟨h, Z⟩, S) / excess dCor(h(X), S) on the same"
-        f" draw; claim: ratio ≤ {claim['margin']:g} in every setting (effect = −ratio, Holm"
-        f" over {len(ratios)} settings). {listing}. Deciding setting ({result.deciding}):"
-        f" {judgement_detail(result.judgement)} ⟨h, Z⟩ = h(X) − E[h(X)|S] + E h(X) removes"
-        " the conditional mean only: its spread given S is that of h(X) given S, which changes"
-        " with S (for h1 = x², X = S + U, h(X) − E[h(X)|S] = 2S(U − E U) + U² − E U²)."
-    )
-    verdicts.append(
-        verdict(
-            "dependence_much_smaller",
-            None,
-            detail,
-            judgement=result.judgement,
-            stability=stability,
-            measured="; ".join(f"{s} {r.mean():.2f}" for s, r in ratios.items()),
-            tolerance=f"ratio ≤ {claim['margin']:g}",
-        )
-    )
-
-    claim = claims["sine_hard_to_see"]
-    setting = claim["setting"]
-    result, stability = judge_claim(
-        claim,
-        -ratios[setting],
-        seed=stability_seed("illustration", "sine_hard_to_see"),
-    )
-    rows = dependence[(dependence["setting"] == setting)]
-    obl = rows[rows["features"] == "oblivious"]
-    detected = float(np.mean(obl["dcor_p_value"] <= reference["detection_alpha"]))
-    detail = (
-        f"{setting}: ratio of excess distance correlations {ratios[setting].mean():.3f}"
-        f" (⟨h, Z⟩: dCor {obl['distance_correlation'].mean():.3f} against the permutation"
-        f" level {obl['dcor_null'].mean():.3f}); claim: ratio ≤ {claim['margin']:g}, an order"
-        f" of magnitude below h(X)'s dependence. {judgement_detail(result.judgement)} The"
-        f" permutation test ({int(obl['n_permutations'].iloc[0])} permutations,"
-        f" {int(obl['n_points'].iloc[0])} points) detects the dependence at level"
-        f" {reference['detection_alpha']:g} in {detected:.0%} of the repetitions: the spread"
-        " of ⟨h, Z⟩ changes with S although its mean does not."
-    )
-    verdicts.append(
-        verdict(
-            "sine_hard_to_see",
-            None,
-            detail,
-            judgement=result.judgement,
-            stability=stability,
-            measured=f"ratio {ratios[setting].mean():.3f}",
-            tolerance=f"ratio ≤ {claim['margin']:g}",
-        )
-    )
     return Section(
         experiment="illustration",
         title="Illustration: raw vs oblivious features (paper §5, Fig. 2)",
-        verdicts=verdicts,
+        verdicts=illustration_verdicts(dependence, reference, readings=readings, scale=scale),
         intro=(
-            f"{n_reps} independent draws per setting (the figure shows the first). Figure:"
-            " `figures/oblivious_fig2.png`; table (mean and sd over repetitions):"
-            " `tables/illustration.csv`."
+            f"{_repetitions(dependence)} independent draws per setting (the figure shows the"
+            " first). Figure: `figures/oblivious_fig2.png`; table (mean and sd over"
+            " repetitions): `tables/illustration.csv`."
         ),
-        body=markdown_table(_shown(table)),
+        body=markdown_table(shown(table)),
     )
-
-
-def _shown(table):
-    """Mean ± sd over repetitions of each measure, one row per (setting, features)."""
-    shown = table[["setting", "features"]].copy()
-    for measure in MEASURES:
-        shown[measure] = [
-            f"{m:.3f} ± {s:.3f}"
-            for m, s in zip(table[f"{measure}_mean"], table[f"{measure}_sd"], strict=True)
-        ]
-    shown["reps"] = table["n_reps"]
-    return shown
 
 
 def summary(job, log):
@@ -226,11 +240,12 @@ def summary(job, log):
     dependence on S of h(X) and of ⟨h, Z⟩."""
     plot_illustration(pd.read_csv(job.input.points), job.output.figure)
 
-    reference = job.params.reference
+    params = job.params
     section = illustration_section(
         pd.read_csv(job.input.dependence),
         pd.read_csv(job.input.summary),
-        reference,
-        scale=job.params.scale,
+        params.reference,
+        readings=params.readings,
+        scale=params.scale,
     )
     write_section(section, job.output.json, job.output.md)
