@@ -60,6 +60,7 @@ rule cme_summary:
         runtime=5,
     params:
         reference=study_reference("cme"),
+        readings=study_readings("cme"),
         scale=config["scale"],
         entry=job_entry("cme", "summary"),
         code=job_code("cme", "summary"),

@@ -7,6 +7,7 @@ import yaml
 from krepro.studies.cme import figures, report
 from krepro.studies.cme import run as experiment
 from krepro.studies.cme.tables import CLAIM_QUANTITIES
+from krepro.studies.readings import Reading
 
 REFERENCE = yaml.safe_load(open("config/paper_reference.yaml", encoding="utf-8"))["cme"]
 IDENTITIES = {
@@ -16,6 +17,7 @@ IDENTITIES = {
     "weights_not_probabilities",
 }
 TESTED = {"gaussian_separates", "delta_frequencies"}
+READINGS = [Reading("primary")]
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +26,9 @@ def default_results():
 
 
 def _verdicts(claims, runs):
-    records = report.cme_verdicts(claims, runs, REFERENCE, "test")
+    records = report.cme_verdicts(claims, runs, REFERENCE, READINGS, "test")
     assert [r.claim_id for r in records] == list(REFERENCE["claims"])
+    assert all(r.primary and r.protocol == "primary" for r in records)
     return {r.claim_id: r for r in records}
 
 
@@ -38,7 +41,9 @@ def test_reference_labels_identities_and_tests():
 
 def test_defaults_reproduce_every_claim_and_section_renders(default_results):
     r = default_results
-    section = report.cme_section(r["table"], r["claims"], r["runs"], REFERENCE, scale="test")
+    section = report.cme_section(
+        r["table"], r["claims"], r["runs"], REFERENCE, READINGS, scale="test"
+    )
     assert {v.verdict for v in section.verdicts} == {"reproduced"}, section.verdicts
     assert all(v.primary and v.protocol == "primary" for v in section.verdicts)
     for record in section.verdicts:

@@ -1,34 +1,39 @@
-r"""Verdicts and report section of the ``cme`` study (conditional mean embeddings note); the
-summary job.
+r"""Verdicts and report section of the ``cme`` study (conditional mean embeddings note); the summary
+job.
 
 Both read only the frames written by :func:`krepro.studies.cme.run.run` (the λ table and the
-claims table). Verdicts are :class:`~krepro.studies.verdicts.Verdict` records computed from the
-measured quantities and the thresholds of the ``cme`` block of ``config/paper_reference.yaml``,
-one per claim (the experiment has a single reading). Four claims are identities (they hold by
-construction or by a theorem; their checks are exact or closed-form, with a tolerance, and
-read no repetitions); ``gaussian_separates`` and ``delta_frequencies`` are tested by their
-logical form on the per-repetition values of the run table (``results/cme/runs.csv``) at the
-λ the held-out loss selects.
+claims table). Verdicts (:func:`cme_verdicts`) are :class:`~krepro.studies.verdicts.Verdict`
+records computed from the measured quantities and the thresholds of the ``cme`` block of
+``config/paper_reference.yaml``, one per claim (the experiment has a single reading). Four
+claims are identities (they hold by construction or by a theorem; their checks are exact or
+closed-form, with a tolerance, and read no repetitions); ``gaussian_separates`` and
+``delta_frequencies`` are tested by their logical form on the per-repetition values of the run
+table (``results/cme/runs.csv``) at the λ the held-out loss selects.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
-from krepro.studies.claims import judge_claim, stability_seed
+from krepro.studies.claims import judge_claim
 from krepro.studies.cme.figures import KERNEL_LABELS, plot_cme
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.render import write_section
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import (
-    NOT_REPRODUCED,
-    REPRODUCED,
-    Section,
-    claim_verdict,
-    judgement_detail,
-)
+from krepro.studies.verdicts import NOT_REPRODUCED, REPRODUCED, Section, judgement_detail
 
 __all__ = ["CHECKS", "cme_section", "cme_verdicts", "summary"]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Results:
+    """What the checks read: the claims table and the per-repetition table of the run."""
+
+    claims: pd.DataFrame
+    runs: pd.DataFrame
 
 
 def _values(claims, claim):
@@ -40,9 +45,18 @@ def _values(claims, claim):
     )
 
 
-def _exact(ok):
-    """Verdict of an identity's exact or closed-form check."""
-    return REPRODUCED if ok else NOT_REPRODUCED
+def _exact(ok, detail, measured, tolerance):
+    """The outcome of an identity's exact or closed-form check."""
+    verdict = REPRODUCED if ok else NOT_REPRODUCED
+    return Outcome(detail, verdict=verdict, measured=measured, tolerance=tolerance)
+
+
+def _tested(claim, values, seed):
+    """The judgement of a claim tested on its per-repetition ``values``, its stability, and the
+    outcome's fields that follow from the claim and the values."""
+    result, stability = judge_claim(claim, values, seed=seed)
+    fields = {"tolerance": f"{claim['test']} ±{claim['margin']:g}", "n_repetitions": values.size}
+    return result, stability, fields
 
 
 def _setup(claims):
@@ -51,7 +65,8 @@ def _setup(claims):
     return {k: (int(v) if float(v).is_integer() else v) for k, v in values.items()}
 
 
-def _check_operator(claims, claim):
+def _check_operator(context, claim, seed):
+    claims = context.claims
     v, _ = _values(claims, "operator_form")
     tol = claim["max_abs_difference"]
     identity = v["operator_max_abs_difference"] <= tol and (
@@ -73,11 +88,11 @@ def _check_operator(claims, claim):
         f" {v['kernel_ridge_lambda_max_abs_difference']:.3g}"
     )
     tolerance = f"≤ {tol:g}; without n > {claim['min_unscaled_difference']:g}"
-    return _exact(identity and factor), detail, measured, tolerance
+    return _exact(identity and factor, detail, measured, tolerance)
 
 
-def _check_decomposition(claims, claim):
-    v, _ = _values(claims, "squared_loss_target")
+def _check_decomposition(context, claim, seed):
+    v, _ = _values(context.claims, "squared_loss_target")
     z = claim["z"]
     per_kernel = {k: v[f"max_abs_decomposition_z_{k}"] for k in KERNEL_LABELS}
     failed = [KERNEL_LABELS[k] for k, value in per_kernel.items() if value > z]
@@ -91,14 +106,13 @@ def _check_decomposition(claims, claim):
         " term has conditional mean 0 by the tower property); the Monte Carlo check guards"
         " the closed-form truths and the losses of the implementation."
     )
-    measured = f"largest |z| {max(per_kernel.values()):.2f}"
-    tolerance = f"|z| ≤ {z:g}"
-    if not failed:
-        return REPRODUCED, detail, measured, tolerance
-    return NOT_REPRODUCED, detail + f" Fails for: {', '.join(failed)}.", measured, tolerance
+    if failed:
+        detail += f" Fails for: {', '.join(failed)}."
+    return _exact(not failed, detail, f"largest |z| {max(per_kernel.values()):.2f}", f"|z| ≤ {z:g}")
 
 
-def _check_linear(claims, claim, runs, seed):
+def _check_linear(context, claim, seed):
+    claims = context.claims
     v, _ = _values(claims, "linear_mean_only")
     x1, x2 = _setup(claims)["contrast_x1"], _setup(claims)["contrast_x2"]
     scale = v["marginal_sd_y"]
@@ -114,9 +128,8 @@ def _check_linear(claims, claim, runs, seed):
         f" {v['rms_mean_error'] / scale:.3f} and |m̂({x1:g}) − m̂({x2:g})| ="
         f" {v['linear_contrast'] / scale:.3f} marginal sd of Y."
     )
-    measured = f"sd ratio {ratio:.2f}"
     tolerance = f"≥ {claim['min_sd_ratio']:g}"
-    return _exact(ratio >= claim["min_sd_ratio"]), detail, measured, tolerance
+    return _exact(ratio >= claim["min_sd_ratio"], detail, f"sd ratio {ratio:.2f}", tolerance)
 
 
 def _at_selected(runs, lam, column):
@@ -127,11 +140,13 @@ def _at_selected(runs, lam, column):
     return rows[column].to_numpy(dtype=float)
 
 
-def _check_gaussian(claims, claim, runs, seed):
+def _check_gaussian(context, claim, seed):
+    claims = context.claims
     v, sd = _values(claims, "gaussian_separates")
     x1, x2 = _setup(claims)["contrast_x1"], _setup(claims)["contrast_x2"]
-    relative = _at_selected(runs, v["lambda"], "contrast_mmd_predicted") / v["contrast_true"] - 1
-    result, stability = judge_claim(claim, relative, seed=seed)
+    predicted = _at_selected(context.runs, v["lambda"], "contrast_mmd_predicted")
+    relative = predicted / v["contrast_true"] - 1
+    result, stability, fields = _tested(claim, relative, seed)
     detail = (
         f"At the λ of least held-out Gaussian embedding loss ({v['lambda']:g}): MMD between the"
         f" predicted embeddings at x = {x1:g} and {x2:g}, laws with the same mean,"
@@ -142,14 +157,15 @@ def _check_gaussian(claims, claim, runs, seed):
         f" {v['mmd_error_ratio']:.2f} of the RMS MMD between true laws at different x."
         f" {judgement_detail(result.judgement)}"
     )
-    measured = f"contrast {np.mean(relative):+.1%}"
-    return result, stability, detail, measured, relative.size
+    return Outcome(
+        detail, result, stability, measured=f"contrast {np.mean(relative):+.1%}", **fields
+    )
 
 
-def _check_delta(claims, claim, runs, seed):
-    v, sd = _values(claims, "delta_frequencies")
-    errors = _at_selected(runs, v["lambda"], "category_abs_error")
-    result, stability = judge_claim(claim, -errors, seed=seed)
+def _check_delta(context, claim, seed):
+    v, sd = _values(context.claims, "delta_frequencies")
+    errors = _at_selected(context.runs, v["lambda"], "category_abs_error")
+    result, stability, fields = _tested(claim, -errors, seed)
     detail = (
         f"At λ = {v['lambda']:g} (least held-out Brier score): mean |score_c(x) − p_c(x)| ="
         f" {v['mean_abs_error']:.3f} ± {sd['mean_abs_error']:.3f} (sd) over x ∈ [0, 1] and the"
@@ -159,11 +175,11 @@ def _check_delta(claims, claim, runs, seed):
         f" being probabilities. {judgement_detail(result.judgement)}"
     )
     measured = f"mean abs error {np.mean(errors):.3f}"
-    return result, stability, detail, measured, errors.size
+    return Outcome(detail, result, stability, measured=measured, **fields)
 
 
-def _check_weights(claims, claim, runs, seed):
-    v, _ = _values(claims, "weights_not_probabilities")
+def _check_weights(context, claim, seed):
+    v, _ = _values(context.claims, "weights_not_probabilities")
     shrinks = v["deviation_largest"] >= claim["min_deviation"]
     limit = v["deviation_smallest"] <= claim["max_deviation_small_lambda"]
     negative = v["max_share_negative_weights"] >= claim["min_share_negative"]
@@ -191,26 +207,22 @@ def _check_weights(claims, claim, runs, seed):
         f"≤ {claim['max_deviation_small_lambda']:g} … ≥ {claim['min_deviation']:g};"
         f" ≥ {claim['min_share_negative']:.0%} negative"
     )
-    return _exact(ok), detail, measured, tolerance
+    return _exact(ok, detail, measured, tolerance)
 
 
-# claim id -> (check, tested). Identities return (verdict, detail, measured, tolerance) from
-# an exact or closed-form check; tested claims return (family judgement, stability, detail,
-# measured, repetitions) from their per-repetition values.
+# Claim id -> check, in the records' order. Identities return a stated verdict from an exact or
+# closed-form check; tested claims their judgement on per-repetition values.
 CHECKS = {
-    "operator_form": (lambda claims, claim, runs, seed: _check_operator(claims, claim), False),
-    "squared_loss_target": (
-        lambda claims, claim, runs, seed: _check_decomposition(claims, claim),
-        False,
-    ),
-    "linear_mean_only": (_check_linear, False),
-    "gaussian_separates": (_check_gaussian, True),
-    "delta_frequencies": (_check_delta, True),
-    "weights_not_probabilities": (_check_weights, False),
+    "operator_form": _check_operator,
+    "squared_loss_target": _check_decomposition,
+    "linear_mean_only": _check_linear,
+    "gaussian_separates": _check_gaussian,
+    "delta_frequencies": _check_delta,
+    "weights_not_probabilities": _check_weights,
 }
 
 
-def cme_verdicts(claims, runs, reference, scale):
+def cme_verdicts(claims, runs, reference, readings, scale):
     """Verdict records of the CME note's claims, one per claim of :data:`CHECKS`.
 
     Parameters
@@ -221,6 +233,8 @@ def cme_verdicts(claims, runs, reference, scale):
         The per-repetition table (one row per λ and repetition).
     reference : dict
         The ``cme`` block of ``config/paper_reference.yaml``.
+    readings : list of Reading
+        The study's readings (one, ``primary``: ``STUDY.readings_of``).
     scale : str
         The config's scale name.
 
@@ -228,44 +242,11 @@ def cme_verdicts(claims, runs, reference, scale):
     -------
     list of Verdict
     """
-    records = []
-    for claim_id, (check, tested) in CHECKS.items():
-        claim = reference["claims"][claim_id]
-        seed = stability_seed("cme", claim_id, "primary")
-        common = {"experiment": "cme", "paper": "cme", "scale": scale}
-        if not tested:
-            verdict, detail, measured, tolerance = check(claims, claim, runs, seed)
-            records.append(
-                claim_verdict(
-                    reference,
-                    claim_id,
-                    verdict,
-                    detail,
-                    measured=measured,
-                    tolerance=tolerance,
-                    **common,
-                )
-            )
-            continue
-        result, stability, detail, measured, n_reps = check(claims, claim, runs, seed)
-        records.append(
-            claim_verdict(
-                reference,
-                claim_id,
-                None,
-                detail,
-                n_repetitions=n_reps,
-                measured=measured,
-                tolerance=f"{claim['test']} ±{claim['margin']:g}",
-                judgement=result.judgement,
-                stability=stability,
-                **common,
-            )
-        )
-    return records
+    claim_set = ClaimSet("cme", "cme", reference, scale)
+    return judge_readings(claim_set, CHECKS, readings, lambda reading: _Results(claims, runs))
 
 
-def cme_section(table, claims, runs, reference, *, scale):
+def cme_section(table, claims, runs, reference, readings, *, scale):
     """The CME experiment's report section: one verdict per claim of the note.
 
     Parameters
@@ -280,6 +261,8 @@ def cme_section(table, claims, runs, reference, *, scale):
         The ``cme`` block of ``config/paper_reference.yaml``: ``claims.<key>`` with ``text``,
         ``source``, ``kind`` and the tolerances of the identities' checks or the test of a
         tested claim.
+    readings : list of Reading
+        As in :func:`cme_verdicts`.
     scale : str
         The config's scale name.
 
@@ -328,7 +311,7 @@ def cme_section(table, claims, runs, reference, *, scale):
         experiment="cme",
         title="Conditional mean embeddings (note: conditional distribution regression)",
         intro=intro,
-        verdicts=cme_verdicts(claims, runs, reference, scale),
+        verdicts=cme_verdicts(claims, runs, reference, readings, scale),
         body=body,
     )
 
@@ -340,12 +323,12 @@ def summary(job, log):
     frames = [pd.read_csv(path) for path in (inp.table, inp.sample, inp.query, inp.curves)]
     plot_cme(*frames, pd.read_csv(inp.weights), job.output.figure)
 
-    reference = job.params.reference
     section = cme_section(
         pd.read_csv(inp.table),
         pd.read_csv(inp.claims),
         pd.read_csv(inp.runs),
-        reference,
+        job.params.reference,
+        job.params.readings,
         scale=job.params.scale,
     )
     write_section(section, job.output.json, job.output.md)
