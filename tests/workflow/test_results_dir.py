@@ -3,6 +3,9 @@
 The quick scale writes to results/, the papers' scale (config/paper.yaml) to results/paper/:
 the two coexist, each with its own cache, and no rule pattern of one scale can match a file
 of the other. The schema refuses a results_dir that would leave the working directory.
+
+The runs of one study's target that show it are in the study's folder
+(``tests/studies/<name>/test_results_dir.py``), with these helpers.
 """
 
 from __future__ import annotations
@@ -104,14 +107,6 @@ def test_every_rule_that_runs_code_keeps_a_benchmark_record_named_after_it():
     assert "benchmark:" not in rules["snapshot"]
 
 
-def test_a_quick_scale_rule_does_not_produce_a_paper_scale_file():
-    """The default config (results_dir: results) has no rule for a results/paper/ file."""
-    target = "results/paper/ridge/runs/paper_text/experiment-1.json"
-    result = snakemake("-n", target)
-    assert result.returncode != 0, result.stdout
-    assert "MissingRuleException" in result.stdout or "No rule to produce" in result.stdout
-
-
 BAD_RESULTS_DIRS = [
     "/tmp/abs",
     "../up",
@@ -131,37 +126,3 @@ def test_schema_refuses_a_bad_results_dir(value):
     config = {**yaml.safe_load(DEFAULT_CONFIG.read_text("utf-8")), "results_dir": value}
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(config))
     assert [list(error.path) for error in errors] == [["results_dir"]], errors
-
-
-def test_workflow_refuses_a_bad_results_dir_before_writing_anything(tmp_path):
-    """The same refusal through snakemake: named by the schema path, nothing written."""
-    result = snakemake("-n", "illustration", "--config", "results_dir=../up", workdir=tmp_path)
-    out = result.stdout
-    assert result.returncode != 0, out
-    assert "Job stats:" not in out, out
-    assert "schema['properties']['results_dir']" in out, out
-    assert not files_under(tmp_path)
-
-
-@pytest.mark.slow
-def test_scales_write_only_under_their_results_dir_and_coexist(tmp_path):
-    """The illustration target at two results_dirs, one nested in the other as results/paper
-    is in results/: each run writes only under its own; both stay up to date."""
-    ok(snakemake("illustration", workdir=tmp_path, config=TINY_CONFIG))
-    quick = files_under(tmp_path)
-    assert quick and all(path.startswith("results/") for path in quick), sorted(quick)
-    assert {
-        "results/benchmarks/illustration_sample.tsv",
-        "results/logs/illustration/summary.log",
-    } <= quick
-
-    paper = ("--config", "results_dir=results/paper")
-    ok(snakemake("illustration", *paper, workdir=tmp_path, config=TINY_CONFIG))
-    added = files_under(tmp_path) - quick
-    assert added == {f"results/paper/{path.removeprefix('results/')}" for path in quick}
-    record = (tmp_path / "results/paper/benchmarks/illustration_summary.tsv").read_text()
-    assert {"s", "cpu_time"} <= set(record.splitlines()[0].split("\t"))
-
-    for args in [(), paper]:
-        out = ok(snakemake("-n", "illustration", *args, workdir=tmp_path, config=TINY_CONFIG))
-        assert "Nothing to be done" in out, out
