@@ -161,23 +161,9 @@ def cme_oblivious_verdicts(runs, reference, scale, readings):
 
 
 def cme_oblivious_section(table, runs, reference, *, readings, scale):
-    """Report section: the ``dependence_reduced`` verdicts and the estimator comparison.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        The aggregate table (:func:`krepro.studies.cme_oblivious.tables.aggregate`).
-    runs : pandas.DataFrame
-        The per-run table (HSIC and its permutation p-value per run).
-    reference : dict
-        ``cme.oblivious_features`` of ``config/paper_reference.yaml``.
-    readings : list of Reading
-    scale : str
-
-    Returns
-    -------
-    Section
-    """
+    """Report section: the verdicts of :func:`cme_oblivious_verdicts` (same parameters) and
+    the estimator comparison of ``table``, the aggregate table
+    (:func:`krepro.studies.cme_oblivious.tables.aggregate`)."""
     summary = estimator_summary(table)
     intro = (
         "The paper estimates E[φ(X)|S] on a fixed partition of the range of S; with d"

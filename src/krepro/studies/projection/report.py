@@ -167,12 +167,7 @@ def projection_verdicts(table, runs, reference, settings, *, readings, scale):
 
 def projection_section(table, runs, reference, settings, *, readings, scale):
     """The projection section: the verdicts of :func:`projection_verdicts` (same parameters),
-    the experiment's settings and the per-γ means.
-
-    Returns
-    -------
-    Section
-    """
+    the experiment's settings and the per-γ means."""
     partition = settings["partition"]
     intro = (
         "§7.2 data model (experiment 1, Var ε ="

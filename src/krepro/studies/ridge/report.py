@@ -8,7 +8,7 @@ the claim's thresholds from ``config/paper_reference.yaml`` and returns an
 
 from __future__ import annotations
 
-import dataclasses
+import types
 
 import pandas as pd
 
@@ -34,26 +34,6 @@ NO_DATA = (
     "The runs hold none of the settings this claim is about (see `ridge.gammas` and"
     " `ridge.experiments`)."
 )
-
-
-@dataclasses.dataclass(frozen=True)
-class Context:
-    """What the checks read under one reading: that variant's rows of each table."""
-
-    table: pd.DataFrame
-    runs: pd.DataFrame
-    best_constants: pd.DataFrame
-    reference: dict
-    settings: dict
-
-    @property
-    def experiments(self):
-        return sorted(self.table["experiment"].unique())
-
-    def paired(self, experiment):
-        """Test MSE per (γ, repetition) × method of one experiment (paired runs)."""
-        part = self.runs[self.runs["experiment"] == experiment]
-        return part.pivot_table(index=["gamma", "repetition"], columns="method", values="test_mse")
 
 
 def _by_gamma(column_values):
@@ -97,7 +77,7 @@ def _check_best_constant(ctx, claim, seed):
 def _check_krr_best(ctx, claim, seed):
     values = {}
     for experiment in ctx.experiments:
-        wide = ctx.paired(experiment)
+        wide = ctx.paired[experiment]
         for other in ("ORR", "M-ORR"):
             for name, v in _by_gamma(wide[other] - wide["KRR"]).items():
                 values[f"exp {experiment}, {name}, {other}"] = v
@@ -118,7 +98,7 @@ def _check_close_to_constant(ctx, claim, seed):
         constant = float(
             constants[constants["experiment"] == experiment]["best_constant_mse"].iloc[0]
         )
-        wide = ctx.paired(experiment)
+        wide = ctx.paired[experiment]
         if 0.0 not in wide.index.levels[0]:
             raise KeyError("the comparison needs γ = 0 in ridge.gammas.")
         at_zero = wide.xs(0.0, level="gamma")
@@ -137,7 +117,7 @@ def _check_close_to_constant(ctx, claim, seed):
 def _check_orr_at_most_morr(ctx, claim, seed):
     values = {}
     for experiment in ctx.experiments:
-        for name, v in _by_gamma(_relative_gap(ctx.paired(experiment))).items():
+        for name, v in _by_gamma(_relative_gap(ctx.paired[experiment])).items():
             values[f"exp {experiment}, {name}"] = v
     return _family(
         *judge_claim(claim, values, seed=seed),
@@ -149,7 +129,7 @@ def _check_morr_gap(ctx, claim, seed):
     low, high = claim["gamma_range"]
     if 2 not in ctx.experiments:
         return None
-    wide = ctx.paired(2)
+    wide = ctx.paired[2]
     gaps = _by_gamma(_relative_gap(wide))
     gammas = sorted(wide.index.get_level_values("gamma").unique())
     inside = {f"γ = {g:g}": gaps[f"γ = {g:g}"] for g in gammas if low - 1e-9 <= g <= high + 1e-9}
@@ -176,7 +156,7 @@ def _check_morr_gap(ctx, claim, seed):
 def _check_morr_equals_orr_1(ctx, claim, seed):
     if 1 not in ctx.experiments:
         return None
-    values = _by_gamma(_relative_gap(ctx.paired(1)))
+    values = _by_gamma(_relative_gap(ctx.paired[1]))
     return _family(
         *judge_claim(claim, values, seed=seed),
         "Experiment 1, (M-ORR − ORR) / mean ORR, paired, per γ (Holm).",
@@ -186,7 +166,7 @@ def _check_morr_equals_orr_1(ctx, claim, seed):
 def _check_approach_krr(ctx, claim, seed):
     approach, remains = {}, {}
     for experiment in ctx.experiments:
-        wide = ctx.paired(experiment)
+        wide = ctx.paired[experiment]
         for method in ("ORR", "M-ORR"):
             gap = wide[method] - wide["KRR"]
             gap0 = gap.xs(0.0, level="gamma").to_numpy()
@@ -253,13 +233,24 @@ def ridge_verdicts(table, runs, best_constants, reference, settings, *, readings
         Grouped by reading, the claims in the order of :data:`CHECKS`.
     """
 
+    experiments = sorted(table["experiment"].unique())
+
     def context(reading):
-        return Context(
-            reading.select(table),
-            reading.select(runs),
-            reading.select(best_constants),
-            reference,
-            settings,
+        """The variant's runs, its test MSE per (γ, repetition) × method of each experiment
+        (paired runs) and its best constants."""
+        own = reading.select(runs)
+        return types.SimpleNamespace(
+            runs=own,
+            experiments=experiments,
+            paired={
+                e: own[own["experiment"] == e].pivot_table(
+                    index=["gamma", "repetition"], columns="method", values="test_mse"
+                )
+                for e in experiments
+            },
+            best_constants=reading.select(best_constants),
+            reference=reference,
+            settings=settings,
         )
 
     return judge_readings(
@@ -271,14 +262,8 @@ def ridge_verdicts(table, runs, best_constants, reference, settings, *, readings
 
 
 def ridge_section(table, runs, best_constants, reference, settings, *, readings, scale):
-    """Verdicts and tables of the ridge experiments (§7.2, Fig. 4), one reading per variant.
-
-    Parameters are those of :func:`ridge_verdicts`.
-
-    Returns
-    -------
-    Section
-    """
+    """The section of the ridge experiments (§7.2, Fig. 4): the verdicts of
+    :func:`ridge_verdicts` (same parameters) and the tables, one reading per variant."""
     judged = _judged_readings(table, readings)
     constants = pd.concat(
         [
