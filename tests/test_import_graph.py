@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from krepro.studies import STUDIES
 from krepro.workflow.codedeps import imported_modules
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -133,7 +134,7 @@ def test_the_layers_are_populated(graph):
     assert {"base", "family", "data", "study", "registry", "workflow"} <= layers
     assert layer("krepro.fairness.oblivious") == "family"
     assert layer("krepro.records") == "base"
-    assert layer("krepro.studies.ridge.run") == "study"
+    assert all(layer(f"krepro.studies.{name}") == "study" for name in STUDIES)
     assert layer("krepro.studies.verdicts") == "studies-shared"
 
 
@@ -141,17 +142,18 @@ def test_the_checks_fail_on_a_cycle_and_on_an_upward_import():
     """The detectors themselves: a planted cycle and planted violations are found."""
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+    one, other = (f"krepro.studies.{name}" for name in list(STUDIES)[:2])  # two studies
     planted = {
         "krepro.kernels": {"krepro.fairness.oblivious"},
-        "krepro.fairness.ferm": {"krepro.studies.adult.run"},
-        "krepro.studies.ridge.report": {"krepro.records", "krepro.workflow.codedeps"},
-        "krepro.studies.ridge.run": {"krepro.workflow"},
+        "krepro.fairness.ferm": {f"{other}.run"},
+        f"{one}.report": {"krepro.records", "krepro.workflow.codedeps"},
+        f"{one}.run": {"krepro.workflow"},
     }
     assert layer_violations(planted) == [
-        "krepro.fairness.ferm (family) imports krepro.studies.adult.run",
+        f"krepro.fairness.ferm (family) imports {other}.run",
         "krepro.kernels (base) imports krepro.fairness.oblivious",
-        "krepro.studies.ridge.report (study) imports krepro.workflow.codedeps",
-        "krepro.studies.ridge.run (study) imports krepro.workflow",
+        f"{one}.report (study) imports krepro.workflow.codedeps",
+        f"{one}.run (study) imports krepro.workflow",
     ]
 
 

@@ -11,9 +11,9 @@ from krepro.records import atomic_write_text, read_records, write_records
 
 def test_records_round_trip_with_versions(tmp_path):
     path = tmp_path / "runs" / "a.json"
-    write_records(path, [{"method": "KRR", "test_mse": 0.5}], rule="ridge_fit")
+    write_records(path, [{"method": "KRR", "test_mse": 0.5}], rule="study_fit")
     payload = json.loads(path.read_text())
-    assert payload["header"]["rule"] == "ridge_fit"
+    assert payload["header"]["rule"] == "study_fit"
     assert payload["header"]["versions"]["numpy"] == np.__version__
     assert read_records([path, path]) == [{"method": "KRR", "test_mse": 0.5}] * 2
 

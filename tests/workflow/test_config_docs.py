@@ -3,6 +3,7 @@ as its defaults, and config/README.md's key tables are generated from it."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -86,40 +87,60 @@ def test_every_schema_key_is_described():
 # --------------------------------------------------------------------------- the checks fail
 
 
+# A section of each kind a study's has: scalars, a list, a mapping of named entries (whose
+# default is the whole mapping), beside a top-level key.
+SMALL_SCHEMA = {
+    "properties": {
+        "seed": {"default": 1},
+        "study": {
+            "properties": {
+                "n_permutations": {"default": 50},
+                "kernel_gamma": {"default": 1.0},
+                "gammas": {"default": [0.0, 0.5, 1.0]},
+                "variants": {
+                    "additionalProperties": {"properties": {"noise_variance": {"default": 0.1}}},
+                    "default": {"paper_text": {"noise_variance": 0.1}},
+                },
+            }
+        },
+    }
+}
+
+
 def test_a_disagreement_is_reported():
-    config = load_yaml(REPO / "config" / "config.yaml")
-    config["illustration"]["n_permutations"] = 200
-    config["ridge"]["gammas"] = [0.0, 1.0]
-    config["ridge"]["variants"]["paper_text"]["noise_variance"] = 0.2
-    config["rates"]["kernel_gamma"] = 1  # an int where the schema says 1.0
+    config = copy.deepcopy(schema_defaults(SMALL_SCHEMA))
+    assert default_problems(config, schema_defaults(SMALL_SCHEMA)) == []
+    config["study"]["n_permutations"] = 200
+    config["study"]["gammas"] = [0.0, 1.0]
+    config["study"]["variants"]["paper_text"]["noise_variance"] = 0.2
+    config["study"]["kernel_gamma"] = 1  # an int where the schema says 1.0
     del config["seed"]
-    config["ridge"]["typo"] = 1
-    assert sorted(default_problems(config, schema_defaults(SCHEMA))) == [
-        "illustration.n_permutations: config.yaml 200, the schema's default 50",
-        "rates.kernel_gamma: config.yaml 1, the schema's default 1.0",
-        "ridge.gammas: config.yaml [0.0, 1.0], the schema's default"
-        " [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]",
-        "ridge.typo: config.yaml sets 1, the schema no default",
-        "ridge.variants.paper_text.noise_variance: config.yaml 0.2, the schema's default 0.1",
-        "seed: the schema's default 20211208 is not in config.yaml",
+    config["study"]["typo"] = 1
+    assert sorted(default_problems(config, schema_defaults(SMALL_SCHEMA))) == [
+        "seed: the schema's default 1 is not in config.yaml",
+        "study.gammas: config.yaml [0.0, 1.0], the schema's default [0.0, 0.5, 1.0]",
+        "study.kernel_gamma: config.yaml 1, the schema's default 1.0",
+        "study.n_permutations: config.yaml 200, the schema's default 50",
+        "study.typo: config.yaml sets 1, the schema no default",
+        "study.variants.paper_text.noise_variance: config.yaml 0.2, the schema's default 0.1",
     ]
 
 
 def test_a_stale_readme_block_is_detected():
     readme = (REPO / "config" / "README.md").read_text(encoding="utf-8")
     schema = load_yaml(REPO / "workflow" / "schemas" / "config.schema.yaml")
-    schema["properties"]["illustration"]["properties"]["n_points"]["default"] = 999
+    schema["properties"]["seed"]["default"] = 999
     block = readme_block(schema, load_yaml(REPO / "config" / "paper.yaml"))
     assert replace_block(readme, block) != readme
-    assert "| `illustration.n_points` |" in block and "| 999 |" in block
+    assert "| `seed` |" in block and "| 999 |" in block
 
 
 def test_map_entries_are_listed_per_name():
     schema = {
         "properties": {
-            "ridge": {
+            "study": {
                 "type": "object",
-                "description": "Ridge.",
+                "description": "A study.",
                 "properties": {
                     "variants": {
                         "description": "Variants.",
@@ -132,13 +153,13 @@ def test_map_entries_are_listed_per_name():
             }
         }
     }
-    block = readme_block(schema, {"ridge": {"variants": {"a": {"noise_var": 0.2}, "c": {}}}})
+    block = readme_block(schema, {"study": {"variants": {"a": {"noise_var": 0.2}, "c": {}}}})
     assert [".".join(path) for path, _ in schema_keys(schema)][
         -1
-    ] == f"ridge.variants.{ENTRY}.noise_var"
-    assert "| `ridge.variants` | Variants. | `a`, `b` | + `c` |" in block
+    ] == f"study.variants.{ENTRY}.noise_var"
+    assert "| `study.variants` | Variants. | `a`, `b` | + `c` |" in block
     assert (
-        "| `ridge.variants.<name>.noise_var` | Var ε. | `a`: 0.1; `b`: 0.01 | `a`: 0.2 |" in block
+        "| `study.variants.<name>.noise_var` | Var ε. | `a`: 0.1; `b`: 0.01 | `a`: 0.2 |" in block
     )
 
 

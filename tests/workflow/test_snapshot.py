@@ -47,16 +47,16 @@ def run(tmp_path) -> Path:
     (root / "tables").mkdir(parents=True)
     (root / "figures").mkdir()
     (root / "report.md").write_text("# Report\n")
-    (root / "verdicts.csv").write_text("experiment,verdict\nridge,reproduced\n")
+    (root / "verdicts.csv").write_text("experiment,verdict\nstudy,reproduced\n")
     (root / "provenance.json").write_text(json.dumps(PROVENANCE))
-    (root / "tables" / "ridge.csv").write_text("a,b\n1,2\n")
+    (root / "tables" / "study.csv").write_text("a,b\n1,2\n")
     (root / "tables" / "dcm_table3.md").write_text("| a |\n|---|\n| 1 |\n")
     (root / "figures" / "fig4.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
     bench = root / "benchmarks"
     t0 = 1_700_000_000.0
-    benchmark(bench / "ridge_fit" / "paper_text" / "experiment-1.tsv", 10.0, 9.5, t0 + 10)
-    benchmark(bench / "ridge_fit" / "paper_text" / "experiment-2.tsv", 20.0, 19.0, t0 + 25)
-    benchmark(bench / "ridge_summary.tsv", 2.0, "NA", t0 + 40)
+    benchmark(bench / "study_fit" / "paper_text" / "experiment-1.tsv", 10.0, 9.5, t0 + 10)
+    benchmark(bench / "study_fit" / "paper_text" / "experiment-2.tsv", 20.0, 19.0, t0 + 25)
+    benchmark(bench / "study_summary.tsv", 2.0, "NA", t0 + 40)
     return root
 
 
@@ -79,7 +79,7 @@ def test_snapshot_files_map_provenance_and_timing(run, tmp_path):
     expected = {
         "report.md": run / "report.md",
         "verdicts.csv": run / "verdicts.csv",
-        "tables/ridge.csv": run / "tables" / "ridge.csv",
+        "tables/study.csv": run / "tables" / "study.csv",
         "tables/dcm_table3.md": run / "tables" / "dcm_table3.md",
         "figures/fig4.png": run / "figures" / "fig4.png",
     }
@@ -96,7 +96,7 @@ def test_snapshot_files_map_provenance_and_timing(run, tmp_path):
     assert {k: written[k] for k in PROVENANCE} == PROVENANCE  # the run's keys, unchanged
     # Jobs: [0, 10], [5, 25], [38, 40] (start = end - s): the span is 40 s.
     assert written["wall_seconds"] == pytest.approx(40.0)
-    assert written["rule_cpu_seconds"] == {"ridge_fit": 28.5, "ridge_summary": 0.0}
+    assert written["rule_cpu_seconds"] == {"study_fit": 28.5, "study_summary": 0.0}
     assert check_snapshot(destination) == {}
     # No staging or retired directory is left beside the snapshot.
     assert [p.name for p in destination.parent.iterdir()] == ["paper"]
@@ -118,11 +118,11 @@ def test_check_snapshot_finds_edited_missing_and_unlisted_files(run, tmp_path):
 def test_snapshot_replaces_the_previous_one_whole(run, tmp_path):
     destination = tmp_path / "snapshots" / "paper"
     snapshot_of(run, destination)
-    (run / "tables" / "ridge.csv").unlink()
+    (run / "tables" / "study.csv").unlink()
     (destination / "stale.txt").write_text("left over")
     record = snapshot_of(run, destination)
-    assert "tables/ridge.csv" not in record["files"]
-    assert not (destination / "tables" / "ridge.csv").exists()
+    assert "tables/study.csv" not in record["files"]
+    assert not (destination / "tables" / "study.csv").exists()
     assert not (destination / "stale.txt").exists()
     assert [p.name for p in destination.parent.iterdir()] == ["paper"]
 
@@ -131,20 +131,20 @@ def test_missing_table_fails_clearly_and_keeps_the_old_snapshot(run, tmp_path):
     destination = tmp_path / "snapshots" / "paper"
     snapshot_of(run, destination)
     before = {p: p.read_bytes() for p in destination.rglob("*") if p.is_file()}
-    missing = run / "tables" / "coverage_table1.csv"
+    missing = run / "tables" / "other_table.csv"
     tables = [*sorted((run / "tables").iterdir()), missing]
-    with pytest.raises(SnapshotError, match=r"missing table .*coverage_table1\.csv"):
+    with pytest.raises(SnapshotError, match=r"missing table .*other_table\.csv"):
         snapshot_of(run, destination, tables=tables)
     assert {p: p.read_bytes() for p in destination.rglob("*") if p.is_file()} == before
     assert [p.name for p in destination.parent.iterdir()] == ["paper"]
 
 
 def test_two_tables_with_one_name_are_refused(run, tmp_path):
-    other = run / "coverage" / "ridge.csv"
+    other = run / "other" / "study.csv"
     other.parent.mkdir()
     other.write_text("x\n")
-    tables = [run / "tables" / "ridge.csv", other]
-    with pytest.raises(SnapshotError, match=r"both be tables/ridge\.csv"):
+    tables = [run / "tables" / "study.csv", other]
+    with pytest.raises(SnapshotError, match=r"both be tables/study\.csv"):
         snapshot_of(run, tmp_path / "snapshots" / "paper", tables=tables)
     assert not (tmp_path / "snapshots" / "paper").exists()
 
