@@ -730,6 +730,7 @@ def stability(
     n_resamples: int = 200,
     paired: bool | None = True,
     all_at_once: bool = False,
+    observed: str | None = None,
 ) -> float:
     """Share of bootstrap resamples of the repetitions that give the observed verdict.
 
@@ -752,6 +753,9 @@ def stability(
         Draw every resample's indices in one call (:func:`bootstrap_indices`) rather than one
         call per resample (paired data only). The two give different resamples of the same
         seed; each study keeps the one its published stabilities were computed with.
+    observed : str, optional
+        The verdict the resamples are compared with (default: ``verdict_of(values)``; a
+        claim with parts passes its record's verdict).
 
     Returns
     -------
@@ -770,7 +774,8 @@ def stability(
         raise ValueError(f"paired settings need equal repetitions, got {sizes}.")
     if all_at_once and not paired:
         raise ValueError("all_at_once draws one index set per resample: paired data only.")
-    observed = verdict_of(_rebuild(values, leaves, [0]))
+    if observed is None:
+        observed = verdict_of(_rebuild(values, leaves, [0]))
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     if all_at_once:
         draws = iter(bootstrap_indices(rng, sizes[0], n_resamples))
@@ -917,6 +922,12 @@ def judge_parts(
         name: judge_settings(tests[name], values[name], offset=offset.get(name), rule=EVERY)
         for name in parts
     }
-    return combine_parts(families), stability(
-        values, verdict_of, paired=None, n_resamples=n_resamples, seed=seed
+    result = combine_parts(families)
+    return result, stability(
+        values,
+        verdict_of,
+        paired=None,
+        n_resamples=n_resamples,
+        seed=seed,
+        observed=result.verdict,
     )
