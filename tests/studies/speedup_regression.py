@@ -1,4 +1,4 @@
-"""The projection and rates experiments give the numbers they gave before their speed-up.
+"""The regression fixture of two speed-ups: the experiments give the numbers they gave before.
 
 Expected values: ``tests/fixtures/projection_rates_regression.json``, a small fixture written by
 ``tests/fixtures/make_projection_rates_regression.py`` with the code of commit ddce698, i.e.
@@ -9,6 +9,8 @@ discrete choices (argmin over candidates), so W must agree exactly for the choic
 agree; the rates errors are sums formed in another order (round-off ~1e-16 relative,
 amplified by the difference of O(1) terms that makes a squared error). Tolerance: 1e-10
 relative (1e-12 absolute) on every number, 5e-9 on distance correlations (``DCOR_RTOL``).
+
+The tests: ``tests/studies/<name>/test_regression.py`` of the two studies.
 """
 
 from __future__ import annotations
@@ -17,12 +19,7 @@ import importlib.util
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
-
-from krepro.fairness.projection import project_onto_manifold
-from krepro.studies.projection.run import run_gamma
-from krepro.studies.rates.run import run_setting
 
 DATA = Path(__file__).parents[1] / "fixtures"
 FIXTURE = json.loads((DATA / "projection_rates_regression.json").read_text())
@@ -39,7 +36,7 @@ RTOL, ATOL = 1e-10, 1e-12
 DCOR_RTOL = 5e-9
 
 
-def _assert_records_equal(got, expected):
+def assert_records_equal(got, expected):
     assert len(got) == len(expected)
     for new, old in zip(got, expected, strict=True):
         new = {k: v for k, v in new.items() if k != "cpu_seconds"}
@@ -50,30 +47,3 @@ def _assert_records_equal(got, expected):
                 assert new[key] == pytest.approx(value, rel=rtol, abs=ATOL), key
             else:
                 assert new[key] == value, key
-
-
-def test_projection_records_are_unchanged():
-    settings = FIXTURE["projection"]["settings"]
-    records = [r for g in settings["gammas"] for r in run_gamma(seed=7, gamma=g, settings=settings)]
-    _assert_records_equal(records, FIXTURE["projection"]["records"])
-
-
-@pytest.mark.parametrize("name", ["partition", "cme", "two_dim"])
-def test_projection_search_is_unchanged(name):
-    expansion, low, high, n_grid, n_refine = make._expansions()[name]
-    W, distances = project_onto_manifold(expansion, low, high, n_grid=n_grid, n_refine=n_refine)
-    expected = FIXTURE["projection"]["search"][name]
-    np.testing.assert_allclose(W, expected["W"], rtol=0, atol=ATOL)
-    np.testing.assert_allclose(distances, expected["distances"], rtol=RTOL, atol=ATOL)
-
-
-def test_rates_records_are_unchanged():
-    settings = FIXTURE["rates"]["settings"]
-    records = [r for s in make.SETTINGS for r in run_setting(seed=7, setting=s, settings=settings)]
-    _assert_records_equal(records, FIXTURE["rates"]["records"])
-
-
-def test_embedding_errors_are_unchanged():
-    got = make._embedding_errors()
-    for key, expected in FIXTURE["rates"]["embedding_errors"].items():
-        np.testing.assert_allclose(got[key], expected, rtol=RTOL, atol=ATOL, err_msg=key)
