@@ -49,7 +49,9 @@ from krepro.studies.coverage.readings import BANDS, variant_readings
 from krepro.studies.coverage.run import load_shards
 from krepro.studies.coverage.tables import (
     aggregate,
+    diagnostics_by_t,
     full_repetitions,
+    setup_rows,
     table1_markdown,
     table1_wide,
     tidy,
@@ -411,26 +413,6 @@ def coverage_verdicts(runs, reference, readings, nominal, scale):
     )
 
 
-def _setup_rows(reference, settings):
-    rows = []
-    for key, entry in reference["setup"].items():
-        ours = settings.get(key)
-        paper = entry["value"]
-        same = ours == paper or (
-            isinstance(paper, float) and ours is not None and np.isclose(ours, paper)
-        )
-        rows.append(
-            {
-                "setting": key,
-                "paper": paper,
-                "this run": ours,
-                "same": "yes" if same else "**no**",
-                "source": entry["source"],
-            }
-        )
-    return pd.DataFrame(rows)
-
-
 def coverage_section(table, runs, reference, readings, settings, *, scale):
     """The coverage study's report section: verdict records and supporting tables.
 
@@ -474,7 +456,7 @@ def coverage_section(table, runs, reference, readings, settings, *, scale):
     body = [
         "### Setup: paper vs this run",
         "",
-        markdown_table(_setup_rows(reference, settings)),
+        markdown_table(setup_rows(reference, settings)),
         "",
         f"### Table 1 analogue ({primary_variant}, percentile band, 99% Wilson intervals)",
         "",
@@ -487,16 +469,7 @@ def coverage_section(table, runs, reference, readings, settings, *, scale):
         f" ({primary_variant}, all P pooled):",
         "",
     ]
-    diag = (
-        primary[primary["band"] == BANDS[0]]
-        .groupby("T")
-        .agg(
-            tail_index_median=("tail_index_median", "median"),
-            bootstrap_coverage=("bootstrap_coverage_mean", "mean"),
-        )
-        .reset_index()
-    )
-    body += [markdown_table(diag, digits=4), ""]
+    body += [markdown_table(diagnostics_by_t(primary), digits=4), ""]
     repetitions = Repetitions.of(runs, the_primary(readings), nominal)
     q_values = ", ".join(
         f"P = {p}: {cochran_q(repetitions.covered[:, k])[1]:.2g}"

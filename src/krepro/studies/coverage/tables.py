@@ -2,7 +2,8 @@
 
 :func:`tidy` turns the simulation's shards into one row per (variant, repetition, P, T);
 :func:`aggregate` makes Table 1 in long form (coverage, Wilson intervals, bold flag, RMSE);
-:func:`table1_wide` / :func:`table1_markdown` print it in the paper's layout.
+:func:`table1_wide` / :func:`table1_markdown` print it in the paper's layout;
+:func:`setup_rows` and :func:`diagnostics_by_t` are the report section's other tables.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from krepro.studies.tables import markdown_table
 __all__ = [
     "BAND_LABELS",
     "aggregate",
+    "diagnostics_by_t",
     "full_repetitions",
+    "setup_rows",
     "table1_markdown",
     "table1_wide",
     "tidy",
@@ -211,3 +214,39 @@ def table1_markdown(table, primary_variant):
                     markdown_table(table1_wide(table, variant, band, n_reps)),
                 ]
     return "\n".join(out) + "\n"
+
+
+def setup_rows(reference, settings):
+    """Setup of the paper beside this run's: one row per key of ``reference["setup"]``, with
+    ``same`` (floats compared with :func:`numpy.isclose`) and the paper's source."""
+    rows = []
+    for key, entry in reference["setup"].items():
+        ours = settings.get(key)
+        paper = entry["value"]
+        same = ours == paper or (
+            isinstance(paper, float) and ours is not None and np.isclose(ours, paper)
+        )
+        rows.append(
+            {
+                "setting": key,
+                "paper": paper,
+                "this run": ours,
+                "same": "yes" if same else "**no**",
+                "source": entry["source"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def diagnostics_by_t(rows):
+    """Median tail index and mean joint bootstrap coverage of the primary band by T, all P
+    pooled, from the rows of one variant of Table 1 (:func:`full_repetitions`)."""
+    return (
+        rows[rows["band"] == BANDS[0]]
+        .groupby("T")
+        .agg(
+            tail_index_median=("tail_index_median", "median"),
+            bootstrap_coverage=("bootstrap_coverage_mean", "mean"),
+        )
+        .reset_index()
+    )
