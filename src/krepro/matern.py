@@ -124,7 +124,7 @@ def matern_1d(x, y=None, *, nu=1.5, length_scale=1.0, upper=False, out=None):
 
     Equals ``gram(x[:, None], y[:, None], "matern", nu=nu, length_scale=length_scale)``
     (tested) without the distance matrix and its temporaries: the fast path of the
-    distributed-regression coverage study (:mod:`krepro.distributed`).
+    divide-and-conquer regression with bootstrap bands (:mod:`krepro.distributed`).
 
     Parameters
     ----------

@@ -174,8 +174,6 @@ def describe_targets():
         for name, doc in described.items()
     )
 
-# Scheduling: the longest single jobs (adult_fit, rates_run, projection_run, cme_oblivious_fit,
-# adult_full_select and its fits, adult_full_sweep, illustration_sample, dcm_fig2_fit,
-# coverage_shard — 200 repetitions, ~2 min, at the papers' scale — and fair_regression_fit)
-# carry a `priority:`, so that they start early and the end of a run on few cores is made of
-# short jobs (DCM repetitions and settings).
+# Scheduling: the longest single jobs of the studies (a few minutes each at the papers' scale)
+# carry a `priority:` in their rule files, so that they start early and the end of a run on
+# few cores is made of short jobs (repetitions and settings).

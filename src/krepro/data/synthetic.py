@@ -4,7 +4,7 @@ r"""Synthetic data models of the oblivious-data paper (Grünewälder & Khaleghi,
   :math:`X = \gamma U + (1-\gamma) S`; experiment 1 :math:`Y = X^2 + \varepsilon`, experiment 2
   :math:`Y = X^2 + S^2 + \varepsilon`, :math:`\varepsilon \sim N(0, \sigma^2)`;
   :func:`ridge_splits` — one such draw cut into the training, estimation, validation and
-  test samples of the §7.2 protocol (the ridge and CME-oblivious studies).
+  test samples of the §7.2 protocol.
 * :func:`illustration_sample` — Fig. 2: :math:`X = S + U` with :math:`S, U` independent
   uniforms.
 * :func:`uniform_moment` / :func:`ridge_best_constant_mse` — closed-form quantities of the

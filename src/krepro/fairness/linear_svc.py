@@ -8,12 +8,13 @@ libsvm's C-SVM solves
 
 (the intercept is not penalised) through its n-variable dual, by SMO to a KKT tolerance of
 1e-3. When the data overlap and C is large, SMO needs millions of iterations, and where it
-stops its objective can be well above the optimum. The oblivious SVM of the students
-experiment is such a case: its linear oblivious Gram matrix has rank ≤ d + 1 (d = 2), and at
-the authors' C = 2¹⁶ libsvm takes 24 million iterations (≈ 8 CPU-s) and stops 3 % above the
-optimum, with a non-constant classifier, while the optimum is the constant one
-(:math:`w \approx 0`). With a factor :math:`K = ZZ^\top` of rank r the primal is a small
-sparse QP in :math:`(w, b, \xi) \in \mathbb R^{r + 1 + n}`: objective
+stops its objective can be well above the optimum. The oblivious SVM on the synthetic
+students data (:mod:`krepro.data.students`, §7.1) is such a case: its linear oblivious Gram
+matrix has rank ≤ d + 1 (d = 2), and at the authors' C = 2¹⁶ libsvm takes 24 million
+iterations (≈ 8 CPU-s) and stops 3 % above the optimum, with a non-constant classifier,
+while the optimum is the constant one (:math:`w \approx 0`). With a factor
+:math:`K = ZZ^\top` of rank r the primal is a small sparse QP in
+:math:`(w, b, \xi) \in \mathbb R^{r + 1 + n}`: objective
 :math:`\tfrac{1}{2C}\lVert w\rVert^2 + \mathbf 1^\top\xi` (divided by C for scaling),
 constraints :math:`y_i(\langle w, z_i\rangle + b) \ge 1 - \xi_i`, :math:`\xi \ge 0`, solved
 by an interior-point method (PIQP, through :mod:`qpsolvers`) in milliseconds. With tens of

@@ -1,5 +1,4 @@
-"""The one-class guard shared by the fair-classification verdicts (Adult and synthetic
-students).
+"""The one-class guard shared by the fair-classification verdicts.
 
 A classifier that predicts (nearly) one class has e_β = DEO = 0 whatever it learned: every
 claim whose classifiers include one (rarer predicted class below ``min_class_share`` of

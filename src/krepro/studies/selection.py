@@ -1,5 +1,5 @@
-"""Model selection shared by the Adult (Table 1, §7.1) and students (Fig. 3) studies: the
-(C, γ) grid in ``GridSearchCV``'s order and the choice by stratified cross-validation."""
+"""Model selection shared by the fair-classification studies (§7.1): the (C, γ) grid in
+``GridSearchCV``'s order and the choice by stratified cross-validation."""
 
 from __future__ import annotations
 

@@ -81,8 +81,8 @@ class Study:
         (``config`` schema-valid), and the function appends one message per problem to the
         list ``problems``, naming the dotted keys and their values. ``None``: no such checks.
     reference : tuple of str, default=()
-        The keys of its block in ``config/paper_reference.yaml`` (``("oblivious", "ridge")``):
-        the claims its report judges.
+        The keys of its block in ``config/paper_reference.yaml`` (its paper's key, then
+        usually its own name): the claims its report judges.
     reference_only : tuple of str, optional
         Where the block also holds other studies' blocks (a paper's own claims beside its
         studies): the block's entries the report reads.

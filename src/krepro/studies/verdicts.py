@@ -148,7 +148,8 @@ class Verdict:
     Parameters
     ----------
     experiment : str
-        Workflow target the claim belongs to (``ridge``, ``dcm_synthetic``, ...).
+        Workflow target the claim belongs to: the study's name (a key of
+        :data:`krepro.studies.STUDIES`).
     claim_id : str
         Key of the claim in ``config/paper_reference.yaml``.
     claim : str
@@ -547,7 +548,8 @@ def paper_reference(path, *keys) -> Mapping:
     path : path-like
         The reference file.
     *keys : str
-        The block's path in the file, e.g. ``"oblivious", "ridge"``.
+        The block's path in the file, e.g. ``"oblivious", "<study>"`` (a paper, then one
+        of its studies).
     """
     status = os.stat(path)
     block = _reference_file(os.fspath(path), status.st_mtime_ns, status.st_size)

@@ -30,7 +30,7 @@ def module_path(module, src_root):
     Parameters
     ----------
     module : str
-        Dotted name, e.g. ``"krepro.studies.ridge.report"``.
+        Dotted name, e.g. ``"krepro.studies.render"``.
     src_root : path-like
         Directory holding the top-level package (``src``).
 

@@ -4,7 +4,7 @@
 names). The constraints between keys, and those on the values a report needs, are checked
 before the workflow builds its DAG: a λ, α or C grid whose minimum exceeds its maximum, a
 range with ``low >= high``, as many training domains as domains, more folds than training
-points, a ``primary_variant`` that is not a variant, ridge γ values without both ends 0 and 1,
+points, a ``primary_variant`` that is not a variant, γ values without both ends 0 and 1,
 and so on. Left unchecked, each starts jobs that fail later (sometimes only in the summary
 job, after every fit) with a message that does not name the config key ("argmin of an empty
 sequence", "high − low < 0", ``KeyError: 'M-ORR'``).

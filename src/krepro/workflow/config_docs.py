@@ -8,8 +8,8 @@ rendered from these, never typed by hand: ``python -m krepro.workflow.config_doc
 config/README.md`` rewrites the README's generated block after a schema edit, ``--check``
 exits 1 while it is stale.
 
-Keys are dotted (``ridge.partition.low``); a mapping of named entries (the schema's
-``additionalProperties``) is written ``<name>`` (``ridge.variants.<name>.noise_variance``),
+Keys are dotted (``<section>.partition.low``); a mapping of named entries (the schema's
+``additionalProperties``) is written ``<name>`` (``<section>.variants.<name>.noise_variance``),
 and its values are listed per entry (``paper_text: 0.1; authors_code: 0.01``).
 """
 
@@ -58,10 +58,10 @@ def schema_keys(schema: Mapping, prefix: tuple = ()) -> Iterator[tuple[tuple, Ma
     Examples
     --------
     >>> leaf = {"description": "Var ε."}
-    >>> schema = {"properties": {"ridge": {"properties": {
+    >>> schema = {"properties": {"study": {"properties": {
     ...     "variants": {"additionalProperties": {"properties": {"noise_variance": leaf}}}}}}}
     >>> [".".join(path) for path, _ in schema_keys(schema)]
-    ['ridge', 'ridge.variants', 'ridge.variants.<name>.noise_variance']
+    ['study', 'study.variants', 'study.variants.<name>.noise_variance']
     """
     for name, sub in schema.get("properties", {}).items():
         path = (*prefix, name)
@@ -77,9 +77,9 @@ def schema_defaults(schema: Mapping) -> dict:
 
     Examples
     --------
-    >>> schema_defaults({"properties": {"seed": {"default": 1}, "ridge": {"properties": {
+    >>> schema_defaults({"properties": {"seed": {"default": 1}, "study": {"properties": {
     ...     "n_train": {"default": 500}, "gammas": {"type": "array"}}}}})
-    {'seed': 1, 'ridge': {'n_train': 500}}
+    {'seed': 1, 'study': {'n_train': 500}}
     """
     defaults = {}
     for name, sub in schema.get("properties", {}).items():

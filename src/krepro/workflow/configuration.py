@@ -9,7 +9,7 @@ file and the merged config stand for without expanding it, and refuses one that 
 or refers to itself, naming the file, before anything else reads the config.
 
 Snakemake parses a nested ``--config`` value with YAML's ``BaseLoader``:
-``--config 'ridge={"n_repetitions": 5}'`` gives ``{"ridge": {"n_repetitions": "5"}}``, every
+``--config 'study={"n_repetitions": 5}'`` gives ``{"study": {"n_repetitions": "5"}}``, every
 leaf a string, which a strict schema then rejects. :func:`coerce_config` walks the JSON schema
 beside the config and reads each string leaf the way YAML reads the same text in a config
 file, keeping the result only where the schema allows its type. Strings the schema does not
@@ -214,9 +214,9 @@ def coerce_config(config, schema):
 
     Examples
     --------
-    >>> schema = {"properties": {"ridge": {"properties": {"n_repetitions": {"type": "integer"}}}}}
-    >>> coerce_config({"ridge": {"n_repetitions": "5"}}, schema)
-    {'ridge': {'n_repetitions': 5}}
+    >>> schema = {"properties": {"study": {"properties": {"n_repetitions": {"type": "integer"}}}}}
+    >>> coerce_config({"study": {"n_repetitions": "5"}}, schema)
+    {'study': {'n_repetitions': 5}}
     """
     root = load_schema(schema)
     if not isinstance(config, Mapping):

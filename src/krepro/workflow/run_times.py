@@ -67,11 +67,11 @@ def study_cpu_seconds(
     Examples
     --------
     >>> study_cpu_seconds(
-    ...     {"adult_fit": 300.0, "adult_full_fit": 200.0, "fig_fit": 5.0, "report": 1.0},
-    ...     ["adult", "adult_full"],
-    ...     {"fig_fit": "adult"},
+    ...     {"toy_fit": 300.0, "toy_full_fit": 200.0, "fig_fit": 5.0, "report": 1.0},
+    ...     ["toy", "toy_full"],
+    ...     {"fig_fit": "toy"},
     ... )
-    {'adult': 305.0, 'adult_full': 200.0, 'shared': 1.0}
+    {'toy': 305.0, 'toy_full': 200.0, 'shared': 1.0}
     """
     studies = list(studies)
     totals = dict.fromkeys([*studies, SHARED], 0.0)
