@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from krepro.studies import STUDIES
 from krepro.studies.claims import (
     EVERY,
     PARTS,
@@ -387,12 +388,12 @@ def test_vectorised_family_verdict_is_the_per_member_one(form, rule):
 # detail for the verdict phrases (word boundaries; "not reproduced" and "partly reproduced" are
 # not also read as "reproduced"), leaving out the robustness note on other readings and a
 # "would read" preview where the record's ``check_verdict`` differs from its verdict. It runs
-# on the DCM sections built from constructed run tables, on their ``verdicts.csv`` rows, and on
-# any DCM rows of a written ``verdicts.csv`` or section JSON built by the current reports.
+# on the rows of a written ``verdicts.csv`` or section JSON built by the current reports, and,
+# in a study's folder (tests/studies/<name>/test_verdicts.py), on sections built from
+# constructed run tables and on their ``verdicts.csv`` rows.
 
 
 ROOT = Path(__file__).resolve().parents[2]
-DCM_EXPERIMENTS = ("dcm_synthetic", "dcm_parkinsons")
 
 
 def _record(verdict, detail, check_verdict=""):
@@ -439,42 +440,12 @@ def test_previews_only_where_the_check_verdict_differs_and_fragile_notes_are_ski
     assert detail_disagreements(_record("inconclusive", fragile)) == []
 
 
-def _constructed_sections():
-    import tests.studies.dcm_parkinsons.test_report as park
-    import tests.studies.dcm_synthetic.test_report as syn
-    from krepro.studies.dcm_parkinsons.report import parkinsons_section
-    from krepro.studies.dcm_synthetic.report import synthetic_section
-
-    sections = []
-    for gains in ({"centred": 0.05, "uncentred": -0.05}, {"centred": 0.0}):
-        table, runs = syn.synthetic_runs(gains)
-        sections.append(
-            synthetic_section(table, runs, syn.SYN_REFERENCE, syn.SYN_READINGS, scale="t")
-        )
-    table, runs = syn.synthetic_runs({"centred": 0.005}, n_reps=5, noise=0.03)
-    sections.append(synthetic_section(table, runs, syn.SYN_REFERENCE, syn.SYN_READINGS, scale="t"))
-    for mean, fast, reps, noise in (
-        (8.0, 8.7, 20, 0.002),
-        (10.0, 9.5, 20, 0.01),
-        (10, 9.1, 3, 0.5),
-    ):
-        rmse = park._rmse(mean=mean)
-        rmse[("dcm", "standard")] = 8.7
-        rmse[("dcm", "fast")] = fast
-        table, runs = park.parkinsons_runs(rmse, n_reps=reps, noise=noise)
-        sections.append(
-            parkinsons_section(
-                table, runs, None, park.PARK_REFERENCE, park.PARK_READINGS, scale="t"
-            )
-        )
-    return sections
-
-
-def test_dcm_sections_and_their_csv_rows_state_their_own_verdict_only():
-    sections = _constructed_sections()
+def assert_sections_state_their_own_verdict_only(sections, verdicts):
+    """No record of ``sections`` (a study's sections built from constructed run tables), nor
+    its ``verdicts.csv`` row, states another verdict than its own; ``verdicts``: the verdicts
+    the sections must reach between them (so that each phrase is exercised)."""
     records = assign_robustness([v for section in sections for v in section.verdicts])
-    verdicts = {r.verdict for r in records}
-    assert {"reproduced", "not reproduced", "inconclusive", "partly reproduced"} <= verdicts
+    assert set(verdicts) <= {r.verdict for r in records}
     for record in records:
         assert not detail_disagreements(record), (record.claim_id, record.detail)
     text = verdicts_frame(records).to_csv(index=False)
@@ -494,9 +465,9 @@ def _written_rows():
                     for r in frame.itertuples(index=False)
                     if isinstance(r.test, str) and r.test
                 ]
-    for experiment in DCM_EXPERIMENTS:
-        path = ROOT / "results" / "report" / f"{experiment}.json"
-        if path.exists():
+    for study in STUDIES.values():
+        path = ROOT / "results" / study.section
+        if path.suffix == ".json" and path.exists():
             for record in json.loads(path.read_text(encoding="utf-8"))["verdicts"]:
                 if record.get("test"):
                     rows.append((str(path), Verdict(**record)))
