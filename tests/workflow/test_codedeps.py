@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from krepro.studies import STUDIES
 from krepro.workflow.codedeps import code_digest, imported_modules, script_dependencies
 
 REPO = Path(__file__).resolve().parents[2]
@@ -143,24 +142,6 @@ def test_an_import_without_a_file_names_the_module_and_the_importer(tree):
     (tree / "scripts" / "typo.py").write_text("from pkg.nonexistent import f\n")
     with pytest.raises(ValueError, match=r"typo\.py imports 'pkg\.nonexistent'"):
         script_dependencies(tree / "scripts" / "typo.py", tree / "src", package="pkg")
-
-
-def test_study_jobs_depend_on_what_their_modules_import():
-    def deps(module):
-        return {p.relative_to(SRC / "krepro").as_posix() for p in script_dependencies(
-            SCRIPTS / "study_job.py", SRC, modules=[module]
-        )}  # fmt: skip
-
-    summary = deps("krepro.studies.ridge.report")
-    # transitively imported modules that a hand-written list easily misses
-    assert {"studies/ridge/run.py", "studies/verdicts.py", "studies/render.py"} <= summary
-    assert {"records.py", "__init__.py", "studies/__init__.py"} <= summary
-    assert {"studies/study.py", "workflow/runtime.py"} <= summary  # the generic script's own
-    assert "fairness/ferm.py" not in summary
-    assert "kernels.py" in deps("krepro.studies.ridge.run")
-    # another study's modules never count: the registry finds the folders at run time
-    others = {f"studies/{name}/" for name in STUDIES} - {"studies/ridge/"}
-    assert not any(path.startswith(tuple(others)) for path in summary)
 
 
 def _rules_with_scripts():

@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 import yaml
 
+from krepro.studies import STUDIES
 from krepro.workflow.configuration import (
     MAX_CONFIG_BYTES,
     MAX_CONFIG_VALUES,
@@ -46,6 +47,21 @@ def schema():
     return load_schema(SCHEMA_FILE)
 
 
+def _repeated_section():
+    """The first study section (registry order) with an integer ``n_repetitions``: the
+    README's example of a nested ``--config`` value
+    (``--config '<study>={"n_repetitions": 5}'``)."""
+    sections = load_schema(SCHEMA_FILE)["properties"]
+    return next(
+        name
+        for name in STUDIES
+        if sections[name].get("properties", {}).get("n_repetitions", {}).get("type") == "integer"
+    )
+
+
+SECTION = _repeated_section()
+
+
 @pytest.fixture(scope="module")
 def default_config():
     with open(REPO / "config" / "config.yaml", encoding="utf-8") as handle:
@@ -68,11 +84,11 @@ def test_every_config_given_as_strings_reads_back_as_the_yaml_file(overlay, sche
 
 
 def test_the_issue_example_is_typed_and_the_input_is_not_modified(schema, default_config):
-    config = deep_merge(default_config, as_command_line({"ridge": {"n_repetitions": 5}}))
+    config = deep_merge(default_config, as_command_line({SECTION: {"n_repetitions": 5}}))
     before = copy.deepcopy(config)
     coerced = coerce_config(config, schema)
-    assert coerced["ridge"]["n_repetitions"] == 5
-    assert type(coerced["ridge"]["n_repetitions"]) is int
+    assert coerced[SECTION]["n_repetitions"] == 5
+    assert type(coerced[SECTION]["n_repetitions"]) is int
     assert config == before
 
 
@@ -131,11 +147,11 @@ def test_strings_of_the_wrong_type_stay_strings_and_validation_names_the_key(sub
 
 
 def test_bad_value_in_the_real_schema_is_reported_with_its_path(schema, default_config):
-    config = deep_merge(default_config, {"ridge": {"n_repetitions": "abc"}})
+    config = deep_merge(default_config, {SECTION: {"n_repetitions": "abc"}})
     coerced = coerce_config(config, schema)
     with pytest.raises(jsonschema.ValidationError) as error:
         jsonschema.validate(coerced, schema)
-    assert list(error.value.absolute_path) == ["ridge", "n_repetitions"]
+    assert list(error.value.absolute_path) == [SECTION, "n_repetitions"]
     assert "'abc' is not of type 'integer'" in error.value.message
 
 
@@ -278,10 +294,10 @@ def test_bomb_file_is_refused_naming_the_file(tmp_path, default_config):
 
 
 def test_bomb_in_a_config_option_is_refused_as_the_merged_config(default_config):
-    """`--config 'ridge=...'` values are YAML too: a bomb there is caught in the merge."""
+    """`--config '<study>=...'` values are YAML too: a bomb there is caught in the merge."""
     flow = "{" + alias_bomb().strip().replace("\n", ", ") + "}"
     override = yaml.load(flow, Loader=yaml.BaseLoader)  # how Snakemake reads --config values
-    config = {**default_config, "ridge": override}
+    config = {**default_config, SECTION: override}
     with pytest.raises(ConfigSizeError, match=r"the merged config .* holds"):
         check_config_size(config, [REPO / "config" / "config.yaml"])
 

@@ -7,9 +7,9 @@ column of ``verdicts.csv``), the config values that identify it (its axes), whet
 primary reading (the one the scorecard counts) and its repetitions.
 
 Each study declares its readings in one function of its config section
-(``Study.readings``, e.g. ``krepro.studies.ridge.readings``); the rule files expand their run
-lists from it and the report judges the claims over it, so that a reading added to the config
-appears in both with no other edit.
+(``Study.readings``, by convention in the study's ``readings.py``); the rule files expand
+their run lists from it and the report judges the claims over it, so that a reading added to
+the config appears in both with no other edit.
 """
 
 from __future__ import annotations
