@@ -4,8 +4,8 @@ Goal: at paper scale (``config/paper.yaml`` deep-merged over ``config/config.yam
 ``projection_run`` job (one γ, 20 repetitions) and every ``rates_run`` job (one setting, all
 sizes, 50 repetitions) cost at most a third of the CPU time of the direct computation
 (pre-image search by plain optimisation, errors of the rates by full Gram matrices), with
-the same outputs (``tests/studies/test_projection_rates_regression.py``). ``REFERENCE`` holds the
-direct computation's cost, whole jobs on the shared 2-core machine, one BLAS thread.
+the same outputs (``tests/studies/{projection,rates}/test_regression.py``). ``REFERENCE``
+holds the direct computation's cost, whole jobs on the shared 2-core machine, one BLAS thread.
 
 Run (from the repository root)::
 

@@ -1,6 +1,6 @@
 """The adult study through snakemake (tiny config): the fast lane's end-to-end run of its
 target, and its readings in the tiny run. The helpers and the tiny run:
-tests/workflow/test_workflow.py and tests/workflow/conftest.py."""
+tests/workflow/test_workflow.py and tests/conftest.py."""
 
 from __future__ import annotations
 

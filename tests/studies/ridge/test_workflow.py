@@ -1,7 +1,7 @@
 """The ridge study through snakemake (tiny config): its tables and best-constant verdicts in
 the tiny run, job log lines, a failing job and its retry, rerun granularity (a ridge parameter
 reruns only the ridge jobs), and its config refused before any job. The helpers and the tiny
-run: tests/workflow/test_workflow.py and tests/workflow/conftest.py."""
+run: tests/workflow/test_workflow.py and tests/conftest.py."""
 
 from __future__ import annotations
 
