@@ -77,7 +77,7 @@ def rbf_svm(Z, y, groups, rbf):
     libsvm's own RBF kernel in the last bits, and libsvm's stopping tolerance (1e-3) turns
     that into decision values differing by up to 4e-3 (paper-scale jobs: fold accuracies
     changed in 15 of 192 searches, though no choice did).
-    ``tests/test_dcm_experiments.py`` runs both searches.
+    ``tests/studies/dcm_synthetic/test_svm.py`` runs both searches.
     """
     n_folds = min(int(rbf["folds"]), len(np.unique(groups)))
     Cs, gammas = list(rbf["Cs"]), list(rbf["gammas"])

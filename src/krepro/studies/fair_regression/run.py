@@ -197,8 +197,8 @@ def bounded_group_loss(loss, upper_bound):
 
     fairlearn 0.15 maps each row's group to its weight through a row-wise
     ``DataFrame.apply``, a Python loop over the samples that dominates the reduction's cost;
-    here the same weights come from one ``reindex`` (``tests/test_fair_regression.py`` checks
-    that they are equal).
+    here the same weights come from one ``reindex``
+    (``tests/studies/fair_regression/test_run.py`` checks that they are equal).
     """
     from fairlearn.reductions import BoundedGroupLoss, MeanLoss
 
