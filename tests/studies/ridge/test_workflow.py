@@ -112,8 +112,9 @@ def test_tiny_run_report_verdicts_on_best_constant(tiny_run, tiny):
     assert set(verdicts["kind"]) <= set(KINDS)
     judged = verdicts[verdicts["n_repetitions"].notna() & (verdicts["kind"] != "identity")]
     assert judged["test"].notna().all(), judged[judged["test"].isna()][["experiment", "claim_id"]]
-    # (no stability where the tiny grid holds none of a claim's settings, e.g. coverage's
-    # P >= 256, or a reading has fewer than two repetitions: nothing to resample)
+    # (no stability where the tiny grid holds none of a claim's settings, e.g. a claim on
+    # more partitions than the tiny run makes, or a reading has fewer than two repetitions:
+    # nothing to resample)
     assert judged["stability"].dropna().between(0, 1).all()
     assert "min_repetitions" not in verdicts.columns
     disagreements = [
