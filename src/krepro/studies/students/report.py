@@ -216,9 +216,10 @@ def students_verdicts(runs, reference, readings, *, c_selections, scale):
         ),
     )
     guard = one_class_guard(_rates, reference["min_class_share"], preview=True)
+    # The primary first, the others in the run table's order (as published).
+    ran = sorted(present(readings, runs), key=lambda r: r.select(runs).index.min())
     judged = [
-        r.with_repetitions(int(r.select(runs)["repetition"].nunique()))
-        for r in primary_first(present(readings, runs))
+        r.with_repetitions(int(r.select(runs)["repetition"].nunique())) for r in primary_first(ran)
     ]
     return judge_readings(claims, CHECKS, judged, lambda r: r.select(runs), guards=[guard])
 
