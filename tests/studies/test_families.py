@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from krepro.studies.claims import Judgement
-from krepro.studies.families import member_counts, member_listing, merge_identical
+from krepro.studies.claims import FamilyJudgement, Judgement
+from krepro.studies.families import deciding, member_counts, member_listing, merge_identical
 from krepro.studies.labels import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from krepro.studies.verdicts import stated_verdicts
 
@@ -35,3 +35,18 @@ def test_members_are_described_and_counted_by_words_that_are_not_verdicts():
     )
     assert stated_verdicts(listing) == []
     assert member_counts(members) == "1 holds / 1 contradicted / 1 undecided / 0 partly holds"
+
+
+def test_a_template_writes_the_members_and_the_deciding_member_is_named():
+    members = {
+        "a": Judgement(REPRODUCED, 0.05, 0.04, 0.06, 0.0, 0.05),
+        "b": Judgement(INCONCLUSIVE, 0.01, -0.02, 0.04, 0.2, 0.05),
+    }
+    listing = member_listing(
+        members, template="{name} {word} {effect:+.2f} [{low:.2f}, {high:.2f}]"
+    )
+    assert listing == "a holds +0.05 [0.04, 0.06]; b undecided +0.01 [-0.02, 0.04]"
+    family = FamilyJudgement(INCONCLUSIVE, "b", members)
+    assert deciding(family, "setting", detail=lambda j: f"{j.effect:g}.") == (
+        "Deciding setting (b): 0.01."
+    )

@@ -147,3 +147,18 @@ def test_reference_paper_values_fill_records_that_state_none_no_data_included():
     ]
     plain = judge_readings(claims(), CHECKS, READINGS, lambda r: EFFECTS[r.name])
     assert {v.paper_value for v in plain} == {""}
+
+
+def test_an_inconclusive_outcome_is_a_record_of_no_judgement_with_its_fields():
+    def nothing_to_compare(context, claim, seed):
+        return Outcome.inconclusive("Nothing to compare.", measured="none")
+
+    (record,) = judge_readings(
+        claims(), {"positive": nothing_to_compare}, READINGS[:1], lambda r: None
+    )
+    assert (record.verdict, record.detail, record.measured) == (
+        INCONCLUSIVE,
+        "Nothing to compare.",
+        "none",
+    )
+    assert record.test == "superiority" and record.effect is None

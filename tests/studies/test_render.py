@@ -1,6 +1,11 @@
-"""Renderings of the verdict records (krepro.studies.render): the scorecard headline."""
+"""Renderings of the verdict records (krepro.studies.render): the scorecard headline; a job's
+outputs written and read back."""
 
-from krepro.studies.render import scorecard
+from types import SimpleNamespace
+
+import pandas as pd
+
+from krepro.studies.render import read_tables, scorecard, write_outputs
 from krepro.studies.verdicts import Verdict
 
 
@@ -18,3 +23,12 @@ def test_scorecard_headline_counts_paper_and_implied_claims_only_and_flags_insta
     assert any(line.startswith("| identity") and "| 1 | 1 |" in line for line in lines)
     assert any(line.startswith("| sanity check") and "| 1 | 1 |" in line for line in lines)
     assert "0.60 ⚠" in card and "0.95 ⚠" not in card
+
+
+def test_outputs_are_written_by_name_and_tables_read_back(tmp_path):
+    output = SimpleNamespace(table=tmp_path / "table.csv", note=tmp_path / "note.md")
+    write_outputs(output, table=pd.DataFrame({"x": [0.1, 2.0]}), note="# Note\n")
+    assert (tmp_path / "note.md").read_text() == "# Note\n"
+    assert (tmp_path / "table.csv").read_text() == "x\n0.1\n2.0\n"
+    (table,) = read_tables(output, "table")
+    pd.testing.assert_frame_equal(table, pd.DataFrame({"x": [0.1, 2.0]}))

@@ -16,8 +16,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from krepro.studies.labels import MEMBER_WORDS
+from krepro.studies.verdicts import judgement_detail
 
-__all__ = ["member_counts", "member_listing", "merge_identical"]
+__all__ = ["deciding", "member_counts", "member_listing", "merge_identical"]
 
 
 def merge_identical(series: Mapping[str, np.ndarray], tol: float):
@@ -65,20 +66,37 @@ def merge_identical(series: Mapping[str, np.ndarray], tol: float):
     return merged, report
 
 
-def member_listing(members: Mapping, digits: int = 3) -> str:
+def member_listing(members: Mapping, digits: int = 3, *, template: str | None = None) -> str:
     """``name: holds (effect, [low, high])`` for every member of a family, in order.
 
     Members are described by :data:`~krepro.studies.labels.MEMBER_WORDS`, never by a
-    verdict: a detail states its record's verdict only.
+    verdict: a detail states its record's verdict only. ``template``, a :meth:`str.format`
+    string of the fields ``name`` (an empty name reads "the comparison"), ``word``,
+    ``effect``, ``low`` and ``high`` (e.g. ``"{name}: {word} ({effect:+.3f} [{low:.3f},
+    {high:.3f}])"``), writes each member in place of the default (``digits`` significant
+    digits).
     """
-    parts = []
-    for name, judgement in members.items():
-        word = MEMBER_WORDS.get(judgement.verdict, judgement.verdict)
-        parts.append(
-            f"{name or 'the comparison'}: {word} ({judgement.effect:+.{digits}g},"
-            f" [{judgement.ci_low:.{digits}g}, {judgement.ci_high:.{digits}g}])"
+    if template is None:
+        template = "{name}: {word} ({effect:+.Dg}, [{low:.Dg}, {high:.Dg}])".replace(
+            "D", str(digits)
         )
-    return "; ".join(parts)
+    return "; ".join(
+        template.format(
+            name=name or "the comparison",
+            word=MEMBER_WORDS.get(j.verdict, j.verdict),
+            effect=j.effect,
+            low=j.ci_low,
+            high=j.ci_high,
+        )
+        for name, j in members.items()
+    )
+
+
+def deciding(family, what: str = "member", detail=judgement_detail) -> str:
+    """``Deciding <what> (<member>): <why>``: the member whose judgement a family's record
+    reports (:attr:`~krepro.studies.claims.FamilyJudgement.deciding`) and its judgement in
+    words (``detail``, by default :func:`~krepro.studies.verdicts.judgement_detail`)."""
+    return f"Deciding {what} ({family.deciding}): {detail(family.judgement)}"
 
 
 def member_counts(members: Mapping) -> str:

@@ -91,6 +91,12 @@ class Outcome:
     check_verdict: str = ""
     about: tuple = ()
 
+    @classmethod
+    def inconclusive(cls, detail: str, **fields) -> Outcome:
+        """The inconclusive outcome of a tested claim that no interval could judge (e.g. the
+        runs show nothing to compare): :data:`NO_JUDGEMENT`, with the detail and ``fields``."""
+        return cls(detail, NO_JUDGEMENT, verdict=INCONCLUSIVE, **fields)
+
     def replace(self, **changes) -> Outcome:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)

@@ -25,11 +25,13 @@ from krepro.studies.verdicts import (
 
 __all__ = [
     "assemble_report",
+    "read_tables",
     "readings_table",
     "render_section",
     "scorecard",
     "summary_html",
     "verdict_line",
+    "write_outputs",
     "write_section",
 ]
 
@@ -101,6 +103,23 @@ def write_section(section: Section, json_path, markdown_path) -> None:
     )
     atomic_write_text(json_path, json.dumps(section.to_dict(), indent=1, ensure_ascii=False))
     atomic_write_text(markdown_path, render_section(section))
+
+
+def write_outputs(output, **contents) -> None:
+    """Write a job's outputs atomically, each to the output of its name: a data frame as CSV
+    (without its index), a text as it is."""
+    for name, content in contents.items():
+        text = content.to_csv(index=False) if isinstance(content, pd.DataFrame) else content
+        atomic_write_text(getattr(output, name), text)
+
+
+def read_tables(output, *names) -> list[pd.DataFrame]:
+    """The CSV outputs ``names`` of a job, read back from the files just written.
+
+    A summary job's figures and verdicts read its tables back, as separate jobs would, so
+    that they see what the files hold.
+    """
+    return [pd.read_csv(getattr(output, name)) for name in names]
 
 
 def _counts(verdicts: Iterable[Verdict]) -> dict[str, int]:

@@ -22,7 +22,7 @@ READINGS = [Reading("primary")]
 
 @pytest.fixture(scope="module")
 def default_results():
-    return experiment.run(seed=2021)  # the defaults: ~2 s
+    return experiment.run_experiment(seed=2021)  # the defaults: ~2 s
 
 
 def _verdicts(claims, runs):

@@ -19,7 +19,7 @@ SMALL = {
 
 
 def test_run_structure_determinism_and_library_identities():
-    results = experiment.run(seed=3, **SMALL)
+    results = experiment.run_experiment(seed=3, **SMALL)
     table, claims = results["table"], results["claims"]
     assert list(table.columns[:4]) == [
         "lambda",
@@ -35,10 +35,10 @@ def test_run_structure_determinism_and_library_identities():
     assert len(results["query"]) == 3 * 21 and len(results["sample"]) == 80
     assert len(results["curves"]) == 3 * 3 * 31 and len(results["weights"]) == 3 * 2 * 80
     # same seed → same numbers; another seed → other numbers
-    again = experiment.run(seed=3, **SMALL)
+    again = experiment.run_experiment(seed=3, **SMALL)
     pd.testing.assert_frame_equal(table, again["table"])
     assert not np.allclose(
-        table["mmd_error"], experiment.run(seed=4, **SMALL)["table"]["mmd_error"]
+        table["mmd_error"], experiment.run_experiment(seed=4, **SMALL)["table"]["mmd_error"]
     )
 
     # The experiment forms the linear and delta embeddings from shared weights: they equal
@@ -60,8 +60,8 @@ def test_run_structure_determinism_and_library_identities():
 
 def test_run_rejects_bad_parameters():
     with pytest.raises(ValueError, match="Unknown cme parameter"):
-        experiment.run(seed=0, n_points=10)
+        experiment.run_experiment(seed=0, n_points=10)
     with pytest.raises(ValueError, match="lambdas"):
-        experiment.run(seed=0, lambdas=[1e-3])
+        experiment.run_experiment(seed=0, lambdas=[1e-3])
     with pytest.raises(ValueError, match="n_repetitions"):
-        experiment.run(seed=0, n_repetitions=1)
+        experiment.run_experiment(seed=0, n_repetitions=1)

@@ -9,7 +9,7 @@ import yaml
 from threadpoolctl import threadpool_limits
 
 from krepro.studies.dcm_parkinsons.readings import readings
-from krepro.studies.dcm_parkinsons.report import parkinsons_section, parkinsons_verdicts
+from krepro.studies.dcm_parkinsons.report import dcm_parkinsons_section, dcm_parkinsons_verdicts
 from krepro.studies.dcm_parkinsons.tables import aggregate
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
@@ -86,7 +86,7 @@ PARK_READINGS = readings(
 
 
 def _by_claim(table, runs, scale="paper"):
-    verdicts = parkinsons_verdicts(table, runs, PARK_REFERENCE, PARK_READINGS, scale=scale)
+    verdicts = dcm_parkinsons_verdicts(table, runs, PARK_REFERENCE, PARK_READINGS, scale=scale)
     for record in verdicts:
         assert not detail_disagreements(record), (record.claim_id, record.detail)
     return {v.claim_id: v for v in verdicts}
@@ -190,14 +190,14 @@ def test_parkinsons_fast_better_than_standard_maintains_accuracy():
     assert fast.verdict == REPRODUCED and fast.effect > 0.05
 
 
-def test_parkinsons_verdicts_every_claim_of_each_reading_run_primary_first():
+def test_dcm_parkinsons_verdicts_every_claim_of_each_reading_run_primary_first():
     rmse = _rmse(mean=10.0)
     rmse[("dcm", "standard")] = rmse[("dcm", "fast")] = 8.7
     table, runs = parkinsons_runs(rmse, n_reps=8)
     linear = runs.assign(svr_kernel="linear")
     runs = pd.concat([linear, runs], ignore_index=True)
     table = aggregate(runs)
-    records = parkinsons_verdicts(table, runs, PARK_REFERENCE, PARK_READINGS, scale="quick")
+    records = dcm_parkinsons_verdicts(table, runs, PARK_REFERENCE, PARK_READINGS, scale="quick")
     claims = ["informative", "dcm_beats_baselines", "fast_as_accurate", "fast_much_faster"]
     assert [(r.protocol, r.claim_id) for r in records] == [
         (reading, claim)
@@ -206,7 +206,9 @@ def test_parkinsons_verdicts_every_claim_of_each_reading_run_primary_first():
     ]
     assert [r.primary for r in records] == [True] * 4 + [False] * 4
     assert {(r.verdict, r.n_repetitions) for r in records} == {(REPRODUCED, 8)}
-    section = parkinsons_section(table, runs, None, PARK_REFERENCE, PARK_READINGS, scale="quick")
+    section = dcm_parkinsons_section(
+        table, runs, None, PARK_REFERENCE, PARK_READINGS, scale="quick"
+    )
     assert section.verdicts == records
     assert "Table 4 under the primary reading (centring=centred, svr_kernel=rbf)" in section.body
 

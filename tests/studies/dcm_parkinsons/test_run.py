@@ -10,7 +10,7 @@ from threadpoolctl import threadpool_limits
 from krepro.data.parkinsons import FEATURES, Parkinsons
 from krepro.studies.dcm_parkinsons import run as dcm_parkinsons
 from krepro.studies.dcm_parkinsons.readings import readings
-from krepro.studies.dcm_parkinsons.report import parkinsons_section
+from krepro.studies.dcm_parkinsons.report import dcm_parkinsons_section
 from krepro.studies.dcm_parkinsons.tables import aggregate, sweep_table, tidy
 from tests.studies.dcm_parkinsons.test_report import PARK_REFERENCE
 
@@ -95,7 +95,7 @@ def test_parkinsons_records_tables_and_section():
     # use the same feature map (the records' ranks agree).
     fast = [r for r in records if r["version"] == "fast" and r["centring"] == "centred"]
     assert len({(r["repetition"], r["target"], r["rank"]) for r in fast}) == 6
-    section = parkinsons_section(
+    section = dcm_parkinsons_section(
         table,
         runs,
         sweep,

@@ -6,7 +6,7 @@ tests/studies/test_verdicts.py."""
 from __future__ import annotations
 
 import tests.studies.dcm_parkinsons.test_report as park
-from krepro.studies.dcm_parkinsons.report import parkinsons_section
+from krepro.studies.dcm_parkinsons.report import dcm_parkinsons_section
 from tests.studies.test_verdicts import assert_sections_state_their_own_verdict_only
 
 
@@ -22,7 +22,7 @@ def _constructed_sections():
         rmse[("dcm", "fast")] = fast
         table, runs = park.parkinsons_runs(rmse, n_reps=reps, noise=noise)
         sections.append(
-            parkinsons_section(
+            dcm_parkinsons_section(
                 table, runs, None, park.PARK_REFERENCE, park.PARK_READINGS, scale="t"
             )
         )

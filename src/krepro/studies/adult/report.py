@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from krepro.records import atomic_write_text, read_records
+from krepro.records import read_records
 from krepro.studies.adult import STUDY
 from krepro.studies.adult.figures import plot_adult_table1
 from krepro.studies.adult.run import METHOD_LABELS as ADULT_LABELS
@@ -45,10 +45,11 @@ from krepro.studies.adult.tables import (
     per_split,
 )
 from krepro.studies.claims import EVERY, judge_claim, member_word
+from krepro.studies.families import deciding
 from krepro.studies.guards import one_class_guard
 from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.readings import present, the_primary
-from krepro.studies.render import write_section
+from krepro.studies.render import read_tables, write_outputs, write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import Section, judgement_detail
 
@@ -62,6 +63,11 @@ ROW_PARTS = {
     "relative_beta": ("relative_beta_percent", "relative_beta_percent"),
 }
 KERNELS = ("linear", "rbf")
+
+
+def _rows(families, kernels=KERNELS):
+    """The Table-1 rows of ``families`` (e.g. ``("svm", "ferm")``), kernel by kernel."""
+    return tuple(f"{family}_{kernel}" for kernel in kernels for family in families)
 
 
 class _Splits:
@@ -108,14 +114,11 @@ class _Splits:
         return len(self.wide("test_error", methods))
 
 
-def _interval(judgement, offset=0.0):
-    return f"[{judgement.ci_low + offset:.3g}, {judgement.ci_high + offset:.3g}]"
-
-
 def _part_text(name, judgement, offset, unit=""):
     """One part: our one-run interval (on the measured scale) against the paper's value."""
+    low, high = judgement.ci_low + offset, judgement.ci_high + offset
     return (
-        f"{name}: {judgement.effect + offset:.3g}{unit} (interval {_interval(judgement, offset)},"
+        f"{name}: {judgement.effect + offset:.3g}{unit} (interval [{low:.3g}, {high:.3g}],"
         f" paper {offset:g}{unit}) {member_word(judgement.verdict)}"
     )
 
@@ -140,7 +143,7 @@ def _check_row(ctx, claim, seed):
     detail = (
         f"{label} over {len(rows)} splits, each part the (1 − α) prediction interval of one"
         f" split's value against Table 1's single-split number: {'; '.join(texts)}."
-        f" Deciding part ({result.deciding}): {judgement_detail(result.judgement)}"
+        f" {deciding(result, 'part')}"
     )
     if "relative_beta" not in parts:
         detail += " Relative e_β of an SVM row is 100 % by definition and is not a part."
@@ -186,12 +189,12 @@ def _check_reduces_beta(ctx, claim, seed):
                 f" [{-j.ci_high:.3g}, {-j.ci_low:.3g}], at most"
                 f" {claim['parts']['error_increase']['margin']:g}) {member_word(j.verdict)}"
             )
-    methods = [f"{f}_{k}" for k in KERNELS for f in ("svm", "oblivious")]
+    methods = _rows(("svm", "oblivious"))
     detail = (
         "Per split, the e_β reduction 100 − relative e_β of the oblivious SVM against the"
         " caption's (prediction interval of one split) and the paired error increase over the"
-        f" SVM (Holm over the kernels): {'; '.join(texts)}. Deciding part ({result.deciding}):"
-        f" {judgement_detail(result.judgement)} Positive rates: {ctx.positive_rates(methods)}."
+        f" SVM (Holm over the kernels): {'; '.join(texts)}. {deciding(result, 'part')}"
+        f" Positive rates: {ctx.positive_rates(methods)}."
     )
     parts = claim["parts"]
     return Outcome(
@@ -230,7 +233,10 @@ def _family(ctx, claim, seed, values, what, methods):
     )
 
 
-def _lowest_deo(winner, methods):
+def _lowest_deo(family, kernel):
+    """The check that ``family``'s row of ``kernel`` has the lowest DEO, and its rows."""
+    winner, methods = f"{family}_{kernel}", _rows(("svm", "ferm", "oblivious"), [kernel])
+
     def check(ctx, claim, seed):
         if not ctx.has(*methods):
             return None
@@ -249,7 +255,7 @@ def _lowest_deo(winner, methods):
             paper_value=f"{ctx.label(winner)} lowest",
         )
 
-    return check
+    return check, methods
 
 
 def _check_ferm_raises_beta(ctx, claim, seed):
@@ -261,7 +267,7 @@ def _check_ferm_raises_beta(ctx, claim, seed):
         beta = ctx.wide("beta", [f"svm_{kernel}", f"ferm_{kernel}"])
         values[kernel] = (beta[f"ferm_{kernel}"] - beta[f"svm_{kernel}"]).to_numpy()
     what = "e_β(FERM) − e_β(SVM), paired per split, per kernel (Holm)"
-    methods = [f"{f}_{k}" for k in kernels for f in ("svm", "ferm")]
+    methods = _rows(("svm", "ferm"), kernels)
     outcome = _family(ctx, claim, seed, values, what, methods)
     rows = ctx.table1
     relative = ", ".join(f"{rows[f'ferm_{k}']['relative_beta_percent']:g} %" for k in KERNELS)
@@ -293,23 +299,11 @@ def _check_ferm_rbf_lower_deo(ctx, claim, seed):
 
 # claim → (check, the Table-1 rows it involves); the row claims: _check_row.
 CHECKS = {
-    "oblivious_reduces_beta": (
-        _check_reduces_beta,
-        ("svm_linear", "oblivious_linear", "svm_rbf", "oblivious_rbf"),
-    ),
-    "ferm_lowest_deo_linear": (
-        _lowest_deo("ferm_linear", ("svm_linear", "ferm_linear", "oblivious_linear")),
-        ("svm_linear", "ferm_linear", "oblivious_linear"),
-    ),
-    "oblivious_lowest_deo_rbf": (
-        _lowest_deo("oblivious_rbf", ("svm_rbf", "ferm_rbf", "oblivious_rbf")),
-        ("svm_rbf", "ferm_rbf", "oblivious_rbf"),
-    ),
-    "ferm_raises_beta": (
-        _check_ferm_raises_beta,
-        ("svm_linear", "ferm_linear", "svm_rbf", "ferm_rbf"),
-    ),
-    "ferm_rbf_lower_deo": (_check_ferm_rbf_lower_deo, ("svm_rbf", "ferm_rbf")),
+    "oblivious_reduces_beta": (_check_reduces_beta, _rows(("svm", "oblivious"))),
+    "ferm_lowest_deo_linear": _lowest_deo("ferm", "linear"),
+    "oblivious_lowest_deo_rbf": _lowest_deo("oblivious", "rbf"),
+    "ferm_raises_beta": (_check_ferm_raises_beta, _rows(("svm", "ferm"))),
+    "ferm_rbf_lower_deo": (_check_ferm_rbf_lower_deo, _rows(("svm", "ferm"), ["rbf"])),
 }
 
 
@@ -490,23 +484,16 @@ def adult_section(runs, reference, readings, *, scale, variants=None, n_resample
 
 def summary(job, log):
     """Job ``adult_summary``: run table, Table 1 (.csv, .md, .tex), the figure and the
-    verdicts, one per reading.
-
-    The verdicts and the figure read the run table back from the file just written, as a
-    separate job would.
-    """
+    verdicts, one per reading."""
     out, params = job.output, job.params
     runs = pd.DataFrame.from_records(read_records(job.input.runs)).drop(columns="params")
-    atomic_write_text(out.runs, runs.to_csv(index=False))
     table = adult_table1(runs)
-    atomic_write_text(out.table, table.to_csv(index=False))
-    atomic_write_text(out.markdown, adult_table1_markdown(table))
-    atomic_write_text(out.latex, adult_table1_latex(table))
-    runs = pd.read_csv(out.runs)
+    markdown, latex = adult_table1_markdown(table), adult_table1_latex(table)
+    write_outputs(out, runs=runs, table=table, markdown=markdown, latex=latex)
+    (runs,) = read_tables(out, "runs")
     reference = job.params.reference
     paper = {e["method"]: (e["mean_prediction_error"], e["deo"]) for e in reference["table1"]}
     plot_adult_table1(per_split(runs), out.figure, paper=paper)
-
     section = adult_section(
         runs, reference, params.readings, scale=params.scale, variants=params.variants
     )

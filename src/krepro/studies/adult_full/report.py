@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from krepro.records import atomic_write_text, read_records
+from krepro.records import read_records
 from krepro.studies.adult_full.bootstrap import bootstrap_detail, judge_bootstrap, paired_bootstrap
 from krepro.studies.adult_full.figures import plot_adult_full
 from krepro.studies.adult_full.run import METHOD_LABELS, SWEEP_METHODS, read_predictions
@@ -26,10 +26,10 @@ from krepro.studies.adult_full.tables import (
     sweep_table,
     table1_beside,
 )
-from krepro.studies.claims import member_word
+from krepro.studies.families import deciding, member_listing
 from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.labels import NOT_REPRODUCED, REPRODUCED
-from krepro.studies.render import write_section
+from krepro.studies.render import read_tables, write_outputs, write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import Section
 
@@ -129,10 +129,8 @@ def _reduces_beta(run, claim, seed):
         {"reduces_beta": {"": reduction}, "minimal_error_increase": {"": gain}},
         {"reduces_beta": {"": reduction_draws}, "minimal_error_increase": {"": gain_draws}},
     )
-    parts = "; ".join(
-        f"{part}: {member_word(j.verdict)}"
-        f" (effect {j.effect:+.3g}, [{j.ci_low:.3g}, {j.ci_high:.3g}])"
-        for part, j in result.members.items()
+    parts = member_listing(
+        result.members, template="{name}: {word} (effect {effect:+.3g}, [{low:.3g}, {high:.3g}])"
     )
     table1_relative = run.paper["oblivious_rbf"]["relative_beta_percent"]
     detail = (
@@ -140,7 +138,7 @@ def _reduces_beta(run, claim, seed):
         f" {table1_relative}%), error {run.point('oblivious', 'error'):.3f} vs"
         f" {run.point('svm', 'error'):.3f}. Parts: reduces_beta = 1 − e_β(oblivious) /"
         " e_β(SVM), minimal_error_increase = error(SVM) − error(oblivious); " + parts + "."
-        f" Deciding part ({result.deciding}): {run.detail(result.judgement)}"
+        f" {deciding(result, 'part', run.detail)}"
     )
     return Outcome(
         detail,
@@ -159,10 +157,9 @@ def _lowest_deo(run, claim, seed):
     for rival in rivals:
         points[rival], draws[rival] = run.difference(rival, "oblivious", "deo")
     result, stability = judge_bootstrap(claim, points, draws)
-    members = "; ".join(
-        f"vs {METHOD_LABELS[n]}: {member_word(j.verdict)}"
-        f" ({j.effect:+.3f}, [{j.ci_low:.3f}, {j.ci_high:.3f}])"
-        for n, j in result.members.items()
+    members = member_listing(
+        {f"vs {METHOD_LABELS[n]}": j for n, j in result.members.items()},
+        template="{name}: {word} ({effect:+.3f}, [{low:.3f}, {high:.3f}])",
     )
     deo = {m: run.point(m, "deo") for m in ("oblivious", *rivals)}
     paper = run.paper
@@ -363,34 +360,24 @@ def summary(job, log):
     """Job ``adult_full_summary``: tidy run table, the paired test-set bootstrap of every
     method's predictions, the adult_full table (.csv, .md, with bootstrap standard errors), the
     landmark-sweep table, the figure (error vs DEO with bootstrap intervals, and the sweep) and
-    the verdicts beside the paper's Table 1.
-
-    The figure and the verdicts each read the tables back from the files just written, as
-    separate jobs would.
-    """
+    the verdicts beside the paper's Table 1."""
     inp, out, params = job.input, job.output, job.params
     runs = pd.DataFrame.from_records(read_records(inp.runs))
-    atomic_write_text(out.runs, runs.to_csv(index=False))
     y_test, s_test, predictions = read_predictions(inp.predictions, params.methods)
+    n_resamples = int(params.settings["bootstrap_resamples"])
     replicates = paired_bootstrap(
-        y_test,
-        s_test,
-        predictions,
-        n_resamples=int(params.settings["bootstrap_resamples"]),
-        seed=params.seed,
+        y_test, s_test, predictions, n_resamples=n_resamples, seed=params.seed
     )
     table = adult_full_table(runs, replicates)
-    atomic_write_text(out.table, table.to_csv(index=False))
-    atomic_write_text(out.markdown, adult_full_markdown(table) + "\n")
     sweep = sweep_table(pd.DataFrame.from_records(read_records([inp.sweep])))
-    atomic_write_text(out.sweep, sweep.to_csv(index=False))
-
-    plot_adult_full(pd.read_csv(out.table), pd.read_csv(out.sweep), out.figure)
-
+    markdown = adult_full_markdown(table) + "\n"
+    write_outputs(out, runs=runs, table=table, markdown=markdown, sweep=sweep)
+    table, sweep = read_tables(out, "table", "sweep")
+    plot_adult_full(table, sweep, out.figure)
     (selection,) = read_records([inp.selection])
     section = adult_full_section(
-        pd.read_csv(out.table),
-        pd.read_csv(out.sweep),
+        table,
+        sweep,
         params.reference,
         replicates=replicates,
         readings=params.readings,

@@ -1,6 +1,6 @@
 """Figure of the ``cme`` study (``figures/cme.png``): data, embeddings, weights and category
 scores at the selected λ, and weights and errors against λ, from the frames written by
-:func:`krepro.studies.cme.run.run` (the λ table and the figure data of repetition 0)."""
+:func:`krepro.studies.cme.run.run_experiment` (the λ table and the figure data of repetition 0)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 r"""Verdicts and report section of the ``cme`` study (conditional mean embeddings note); the summary
 job.
 
-Both read only the frames written by :func:`krepro.studies.cme.run.run` (the λ table and the
-claims table). Verdicts (:func:`cme_verdicts`) are :class:`~krepro.studies.verdicts.Verdict`
+Both read only the frames written by :func:`krepro.studies.cme.run.run_experiment` (the λ table
+and the claims table). Verdicts (:func:`cme_verdicts`) are :class:`~krepro.studies.verdicts.Verdict`
 records computed from the measured quantities and the thresholds of the ``cme`` block of
 ``config/paper_reference.yaml``, one per claim (the experiment has a single reading). Four
 claims are identities (they hold by construction or by a theorem; their checks are exact or
@@ -21,7 +21,7 @@ import pandas as pd
 from krepro.studies.claims import judge_claim
 from krepro.studies.cme.figures import KERNEL_LABELS, plot_cme
 from krepro.studies.judging import ClaimSet, Outcome, judge_readings
-from krepro.studies.render import write_section
+from krepro.studies.render import read_tables, write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import NOT_REPRODUCED, REPRODUCED, Section, judgement_detail
 
@@ -228,11 +228,14 @@ def cme_verdicts(claims, runs, reference, readings, scale):
     Parameters
     ----------
     claims : pandas.DataFrame
-        The claims table of :func:`krepro.studies.cme.run.run` (claim, quantity, value, sd).
+        The claims table of :func:`krepro.studies.cme.run.run_experiment` (claim, quantity,
+        value, sd).
     runs : pandas.DataFrame
-        The per-repetition table (one row per λ and repetition).
+        The per-repetition table (``results/cme/runs.csv``: one row per λ and repetition).
     reference : dict
-        The ``cme`` block of ``config/paper_reference.yaml``.
+        The ``cme`` block of ``config/paper_reference.yaml``: ``claims.<key>`` with ``text``,
+        ``source``, ``kind`` and the tolerances of the identities' checks or the test of a
+        tested claim.
     readings : list of Reading
         The study's readings (one, ``primary``: ``STUDY.readings_of``).
     scale : str
@@ -247,29 +250,8 @@ def cme_verdicts(claims, runs, reference, readings, scale):
 
 
 def cme_section(table, claims, runs, reference, readings, *, scale):
-    """The CME experiment's report section: one verdict per claim of the note.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        The λ table (``tables/cme.csv``).
-    claims : pandas.DataFrame
-        The claims table of :func:`krepro.studies.cme.run.run` (claim, quantity, value, sd).
-    runs : pandas.DataFrame
-        The per-repetition table (``results/cme/runs.csv``).
-    reference : dict
-        The ``cme`` block of ``config/paper_reference.yaml``: ``claims.<key>`` with ``text``,
-        ``source``, ``kind`` and the tolerances of the identities' checks or the test of a
-        tested claim.
-    readings : list of Reading
-        As in :func:`cme_verdicts`.
-    scale : str
-        The config's scale name.
-
-    Returns
-    -------
-    Section
-    """
+    """The CME experiment's report section: one verdict per claim of the note
+    (:func:`cme_verdicts`, same parameters) and ``table``, the λ table (``tables/cme.csv``)."""
     setup = _setup(claims)
     n_reps = int(setup["n_repetitions"])
     intro = (
@@ -319,16 +301,11 @@ def cme_section(table, claims, runs, reference, readings, *, scale):
 def summary(job, log):
     """Job ``cme_summary``: the figure (``figures/cme.png``) and the verdicts of the CME
     note's claims (``report/cme.json``, ``.md``)."""
-    inp = job.input
-    frames = [pd.read_csv(path) for path in (inp.table, inp.sample, inp.query, inp.curves)]
-    plot_cme(*frames, pd.read_csv(inp.weights), job.output.figure)
-
+    out, params = job.output, job.params
+    names = ("table", "sample", "query", "curves", "weights", "claims", "runs")
+    table, *figure_data, claims, runs = read_tables(job.input, *names)
+    plot_cme(table, *figure_data, out.figure)
     section = cme_section(
-        pd.read_csv(inp.table),
-        pd.read_csv(inp.claims),
-        pd.read_csv(inp.runs),
-        job.params.reference,
-        job.params.readings,
-        scale=job.params.scale,
+        table, claims, runs, params.reference, params.readings, scale=params.scale
     )
-    write_section(section, job.output.json, job.output.md)
+    write_section(section, out.json, out.md)

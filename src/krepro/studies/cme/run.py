@@ -45,7 +45,7 @@ from krepro.records import atomic_write_text
 from krepro.seeding import generator
 from krepro.studies.cme.tables import OUTPUT_KERNELS, aggregate, claims_table
 
-__all__ = ["CLAIMS", "DEFAULTS", "OUTPUT_KERNELS", "run", "run_job"]
+__all__ = ["CLAIMS", "DEFAULTS", "OUTPUT_KERNELS", "run", "run_experiment"]
 
 CLAIMS = (
     "operator_form",
@@ -284,7 +284,7 @@ def _operator_check(X, Y, x_query, p):
     }
 
 
-def run(*, seed, **params):
+def run_experiment(*, seed, **params):
     """Run the experiment: every λ of the grid on ``n_repetitions`` independent samples.
 
     Parameters
@@ -344,9 +344,9 @@ def run(*, seed, **params):
     }
 
 
-def run_job(job, log):
+def run(job, log):
     """Job ``cme_run``: the experiment at the config's settings → the λ table, the claims
     table, the per-repetition table and the figure data (CSV each)."""
-    results = run(seed=job.params.seed, **job.params.settings)
+    results = run_experiment(seed=job.params.seed, **job.params.settings)
     for name in ("table", "claims", "runs", "sample", "query", "curves", "weights"):
         atomic_write_text(job.output[name], results[name].to_csv(index=False))

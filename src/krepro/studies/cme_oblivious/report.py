@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from krepro.records import atomic_write_text, read_records
+from krepro.records import read_records
 from krepro.studies.claims import judge_claim, member_word
 from krepro.studies.cme_oblivious.figures import plot_cme_oblivious
 from krepro.studies.cme_oblivious.run import METHODS
@@ -26,11 +26,12 @@ from krepro.studies.cme_oblivious.tables import (
     estimator_summary,
     tidy,
 )
-from krepro.studies.judging import NO_JUDGEMENT, ClaimSet, Outcome, judge_readings
+from krepro.studies.families import deciding
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.readings import present, the_primary
-from krepro.studies.render import write_section
+from krepro.studies.render import read_tables, write_outputs, write_section
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import INCONCLUSIVE, Section, judgement_detail
+from krepro.studies.verdicts import Section
 
 __all__ = ["cme_oblivious_section", "cme_oblivious_verdicts", "summary"]
 
@@ -85,11 +86,9 @@ def _check_dependence_reduced(context, claim, seed):
     values, frame = _log_reductions(runs, estimator, dim, claim)
     n_settings = frame["setting"].str.rsplit(",", n=1).str[0].nunique()
     if not values:
-        return Outcome(
+        return Outcome.inconclusive(
             f"KRR's predictions depend on S in none of the {n_settings} (experiment, γ)"
             " settings: there is no dependence to reduce.",
-            NO_JUDGEMENT,
-            verdict=INCONCLUSIVE,
             paper_value=PAPER_VALUE,
         )
     result, stability = judge_claim(claim, values, seed=seed)
@@ -107,8 +106,7 @@ def _check_dependence_reduced(context, claim, seed):
         f" Holm over {len(values)} settings. Mean HSIC ratios (method / KRR) and"
         f" verdicts: {members}. The oblivious predictions still reject independence in"
         f" {dependent['share_dependent'].mean():.0%} of those repetitions (the paper"
-        " promises a reduction, not independence). Deciding setting"
-        f" ({result.deciding}): {judgement_detail(result.judgement)}"
+        f" promises a reduction, not independence). {deciding(result, 'setting')}"
     )
     return Outcome(
         detail,
@@ -216,23 +214,13 @@ def cme_oblivious_section(table, runs, reference, *, readings, scale):
 
 def summary(job, log):
     """Job ``cme_oblivious_summary``: tidy run table, aggregate table, figure and verdicts of
-    the dyadic-vs-CME oblivious experiment.
-
-    The figure and the verdicts each read the tables back from the files just written, as
-    separate jobs would.
-    """
+    the dyadic-vs-CME oblivious experiment."""
     out, params = job.output, job.params
     runs = tidy(read_records(job.input.runs))
-    atomic_write_text(out.runs, runs.to_csv(index=False))
-    atomic_write_text(out.table, aggregate(runs).to_csv(index=False))
-
-    plot_cme_oblivious(pd.read_csv(out.table), out.figure)
-
+    write_outputs(out, runs=runs, table=aggregate(runs))
+    table, runs = read_tables(out, "table", "runs")
+    plot_cme_oblivious(table, out.figure)
     section = cme_oblivious_section(
-        pd.read_csv(out.table),
-        pd.read_csv(out.runs),
-        params.reference,
-        readings=params.readings,
-        scale=params.scale,
+        table, runs, params.reference, readings=params.readings, scale=params.scale
     )
     write_section(section, out.json, out.md)

@@ -27,9 +27,7 @@ from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
-import pandas as pd
 
-from krepro.records import atomic_write_text
 from krepro.stats import agresti_coull_sd, cochran_q, floored_deviation_sd, rmse_ratio
 from krepro.studies.claims import (
     EVERY,
@@ -56,9 +54,10 @@ from krepro.studies.coverage.tables import (
     table1_wide,
     tidy,
 )
+from krepro.studies.families import deciding
 from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.readings import the_primary
-from krepro.studies.render import write_section
+from krepro.studies.render import read_tables, write_outputs, write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import INCONCLUSIVE, VERDICTS, Section, judgement_detail
 
@@ -128,33 +127,8 @@ class _Family:
     effects: Callable
 
 
-def _indicator_effects(indicators, nominal, sign):
-    """Effects ``sign · (coverage − nominal)`` of 0/1 columns: the t-interval of the mean
-    indicator with the Agresti–Coull variance (:func:`krepro.stats.agresti_coull_sd`)."""
-    n = indicators.shape[0]
-    successes = indicators.sum(axis=0)
-    means = sign * (successes / n - nominal)
-    sd = agresti_coull_sd(successes, n)
-    return [Effect(float(m), float(s), n) for m, s in zip(means, sd, strict=True)]
-
-
-def _deviation_effects(indicators):
-    """Effects of covered(T) − mean over T of covered, per repetition, for each T column
-    (floored standard deviation: :func:`krepro.stats.floored_deviation_sd`)."""
-    n = indicators.shape[0]
-    deviation = indicators - indicators.mean(axis=1, keepdims=True)
-    sd = floored_deviation_sd(deviation)
-    return [Effect(float(m), float(s), n) for m, s in zip(deviation.mean(axis=0), sd, strict=True)]
-
-
-def _ratio_effects(error, members, sign, shift=0.0):
-    """Effects ``sign · (RMSE(P)/RMSE(smallest P) − 1) − shift`` per member column of
-    ``error``, with paired delta-method spreads (:func:`krepro.stats.rmse_ratio`)."""
-    ratio, sd = rmse_ratio(error, 0, members)
-    return [
-        Effect(float(sign * (r - 1.0) - shift), float(s), error.shape[0])
-        for r, s in zip(ratio, sd, strict=True)
-    ]
+def _effects(means, sds, n):
+    return [Effect(float(m), float(s), n) for m, s in zip(means, sds, strict=True)]
 
 
 def _family_text(family):
@@ -190,8 +164,8 @@ def _judge(what, families, context, seed, measured):
 
     if not parts:
         detail = (
-            f"{what} {len(result.members)} settings (Holm): {_family_text(result)}. Deciding"
-            f" setting ({result.deciding}): {judgement_detail(result.judgement)}"
+            f"{what} {len(result.members)} settings (Holm): {_family_text(result)}."
+            f" {deciding(result, 'setting')}"
         )
     else:
         texts = "; ".join(
@@ -217,7 +191,8 @@ def _p_index(context, predicate):
 
 def _coverage_family(context, test, indices, sign):
     """Coverage − nominal (``sign`` +1) or nominal − coverage (−1) of every (P, T) cell of the
-    partitions ``indices``."""
+    partitions ``indices``: the t-interval of the mean 0/1 indicator with the Agresti–Coull
+    variance (:func:`krepro.stats.agresti_coull_sd`)."""
     n_t = len(context.targets)
     names = tuple(f"P = {context.partitions[i]}, T = {t}" for i in indices for t in context.targets)
     columns = [i * n_t + j for i in indices for j in range(n_t)]
@@ -225,18 +200,21 @@ def _coverage_family(context, test, indices, sign):
     def effects(rows):
         covered, _ = context.split(rows)
         flat = covered.reshape(covered.shape[0], -1)[:, columns]
-        return _indicator_effects(flat, context.nominal, sign)
+        n, successes = flat.shape[0], flat.sum(axis=0)
+        return _effects(sign * (successes / n - context.nominal), agresti_coull_sd(successes, n), n)
 
     return _Family(test, names, effects)
 
 
 def _ratio_family(context, test, indices, sign, shift=0.0):
-    reference = context.partitions[0]
-    names = tuple(f"P = {context.partitions[i]} vs {reference}" for i in indices)
+    """``sign · (RMSE(P)/RMSE(smallest P) − 1) − shift`` of the partitions ``indices``, with
+    paired delta-method spreads (:func:`krepro.stats.rmse_ratio`)."""
+    names = tuple(f"P = {context.partitions[i]} vs {context.partitions[0]}" for i in indices)
 
     def effects(rows):
         _, error = context.split(rows)
-        return _ratio_effects(error, indices, sign, shift)
+        ratio, sd = rmse_ratio(error, 0, indices)
+        return _effects(sign * (ratio - 1.0) - shift, sd, error.shape[0])
 
     return _Family(test, names, effects)
 
@@ -262,8 +240,11 @@ def _check_t_independence(context, claim, seed):
     names = tuple(f"P = {p}, T = {t}" for p in context.partitions for t in context.targets)
 
     def effects(rows):
+        # covered(T) − its mean over T at the same P, per repetition (floored sd).
         covered, _ = context.split(rows)
-        return [e for k in range(covered.shape[1]) for e in _deviation_effects(covered[:, k])]
+        deviation = covered - covered.mean(axis=2, keepdims=True)
+        sd = floored_deviation_sd(deviation)
+        return _effects(deviation.mean(axis=0).ravel(), sd.ravel(), len(covered))
 
     deviation = context.covered.mean(axis=0) - context.covered.mean(axis=(0, 2))[:, None]
     i, j = np.unravel_index(np.argmax(np.abs(deviation)), deviation.shape)
@@ -414,27 +395,10 @@ def coverage_verdicts(runs, reference, readings, nominal, scale):
 
 
 def coverage_section(table, runs, reference, readings, settings, *, scale):
-    """The coverage study's report section: verdict records and supporting tables.
-
-    Parameters
-    ----------
-    table : DataFrame
-        Long Table 1 (:func:`aggregate`).
-    runs : DataFrame
-        Per-repetition table (:func:`tidy`).
-    reference : dict
-        The ``coverage`` section of ``config/paper_reference.yaml``.
-    readings : list of Reading
-        The (variant, band) readings (:func:`krepro.studies.coverage.readings.readings`).
-    settings : dict
-        This run's values of the keys in ``reference["setup"]`` (e.g. n_samples).
-    scale : str
-        The config's scale name.
-
-    Returns
-    -------
-    Section
-    """
+    """The coverage study's report section: the verdicts of :func:`coverage_verdicts` (same
+    ``runs``, ``reference``, ``readings`` and ``scale``, the nominal coverage from ``settings``)
+    and supporting tables from ``table``, the long Table 1 (:func:`aggregate`), and
+    ``settings``, this run's values of the keys in ``reference["setup"]`` (e.g. n_samples)."""
     nominal = float(settings["confidence_level"])
     verdicts = coverage_verdicts(runs, reference, readings, nominal, scale)
     primary_variant = the_primary(readings).axes["variant"]
@@ -509,11 +473,7 @@ def coverage_section(table, runs, reference, readings, settings, *, scale):
 def summary(job, log):
     """Job ``coverage_summary``: per-repetition table, Table 1 (long CSV and the paper's
     layout), the coverage heat map (Fig. 1 analogue), coverage vs log2 P, RMSE vs P, and the
-    verdicts.
-
-    The figures and the verdicts each read the tables back from the files just written, as
-    separate jobs would.
-    """
+    verdicts."""
     out, params = job.output, job.params
     nominal = params.confidence_level
     variant = the_primary(params.readings).axes["variant"]
@@ -521,21 +481,12 @@ def summary(job, log):
     rho = {str(shard["variant"]): float(shard["setting_rho"]) for shard in shards}
     runs = tidy(shards)
     table = aggregate(runs, params.confidence_level, params.subsets, rho)
-    atomic_write_text(out.runs, runs.to_csv(index=False))
-    atomic_write_text(out.table, table.to_csv(index=False))
-    atomic_write_text(out.markdown, table1_markdown(table, variant))
-
-    table = pd.read_csv(out.table)
+    write_outputs(out, runs=runs, table=table, markdown=table1_markdown(table, variant))
+    table, runs = read_tables(out, "table", "runs")
     plot_coverage_heatmap(table, out.coverage, variant, nominal)
     plot_coverage(table, out.lines, variant, nominal)
     plot_rmse(table, out.rmse, variant)
-
     section = coverage_section(
-        pd.read_csv(out.table),
-        pd.read_csv(out.runs),
-        params.reference,
-        params.readings,
-        params.settings,
-        scale=params.scale,
+        table, runs, params.reference, params.readings, params.settings, scale=params.scale
     )
     write_section(section, out.json, out.md)

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from krepro.data.parkinsons import TARGETS
-from krepro.records import atomic_write_text, read_records
+from krepro.records import read_records
 from krepro.studies.claims import SOME, judge_claim
 from krepro.studies.dcm_parkinsons import STUDY
 from krepro.studies.dcm_parkinsons.figures import plot_nystrom
@@ -31,15 +31,14 @@ from krepro.studies.dcm_parkinsons.tables import (
     tidy,
     versus_mean_rows,
 )
-from krepro.studies.families import member_counts, member_listing, merge_identical
-from krepro.studies.judging import NO_JUDGEMENT, ClaimSet, Outcome, judge_readings
-from krepro.studies.labels import INCONCLUSIVE, MEMBER_WORDS
+from krepro.studies.families import deciding, member_counts, member_listing, merge_identical
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.readings import counted_readings, readings_markdown, the_primary
-from krepro.studies.render import write_section
+from krepro.studies.render import read_tables, write_outputs, write_section
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import Section, judgement_detail
+from krepro.studies.verdicts import Section
 
-__all__ = ["parkinsons_section", "parkinsons_verdicts", "summary"]
+__all__ = ["dcm_parkinsons_section", "dcm_parkinsons_verdicts", "summary"]
 
 PAPER_VALUE = "not available (qualitative claim)"
 
@@ -51,7 +50,7 @@ def _outcome(claim, detail, result=None, stability=None, measured=""):
         "tolerance": f"{claim.get('test', 'parts')}, margin {claim.get('margin', 'parts')}",
     }
     if result is None:
-        return Outcome(detail, NO_JUDGEMENT, verdict=INCONCLUSIVE, **fields)
+        return Outcome.inconclusive(detail, **fields)
     return Outcome(detail, result, stability, measured=measured, **fields)
 
 
@@ -98,7 +97,7 @@ def _informative(main, claim, seed):
         f" superiority (margin {claim['margin']:g}) for each of {len(values)} (target, method)"
         " with Holm; the check asks for some method that predicts held-out subjects better"
         f" than the training mean.{same} Members: {member_listing(result.members)}."
-        f" Deciding member ({result.deciding}): {judgement_detail(result.judgement)}"
+        f" {deciding(result)}"
     )
     return _outcome(claim, detail, result, stability, member_counts(result.members))
 
@@ -130,18 +129,17 @@ def _beats_baselines(main, claim, seed):
     result, stability = judge_claim(claim, values, seed=seed)
     same = f" Counted once (same RMSEs): {'; '.join(merged)}." if merged else ""
     margins = ", ".join(f"{part}: {entry['margin']:g}" for part, entry in claim["parts"].items())
-    parts = "; ".join(
-        f"{name}: {MEMBER_WORDS[j.verdict]} (deciding effect {j.effect:+.3g},"
-        f" [{j.ci_low:.3g}, {j.ci_high:.3g}])"
-        for name, j in result.members.items()
+    parts = member_listing(
+        result.members,
+        template="{name}: {word} (deciding effect {effect:+.3g}, [{low:.3g}, {high:.3g}])",
     )
     detail = (
         "(RMSE(baseline) − RMSE(DCM)) / mean RMSE(baseline), paired per split, superiority"
         f" (margins {margins})"
         " per (target, baseline) with Holm within each part (standard: DCM vs COIR, DICA;"
-        f" fast: FastDCM vs FastCOIR, FastDICA).{same} Parts: {parts}. Deciding part"
-        f" ({result.deciding}): {judgement_detail(result.judgement)} The comparison of"
-        " every method with the training-mean predictor is the `informative` check."
+        f" fast: FastDCM vs FastCOIR, FastDICA).{same} Parts: {parts}."
+        f" {deciding(result, 'part')} The comparison of every method with the training-mean"
+        " predictor is the `informative` check."
     )
     return _outcome(claim, detail, result, stability, parts)
 
@@ -156,9 +154,7 @@ def _fast_as_accurate(main, claim, seed):
     detail = (
         "(RMSE(DCM) − RMSE(FastDCM)) / mean RMSE(DCM), paired per split, non-inferiority:"
         f" FastDCM at most {claim['margin']:g} of the RMSE worse, per target, Holm over the"
-        " targets. Targets:"
-        f" {member_listing(result.members)}. Deciding target ({result.deciding}):"
-        f" {judgement_detail(result.judgement)}"
+        f" targets. Targets: {member_listing(result.members)}. {deciding(result, 'target')}"
     )
     return _outcome(claim, detail, result, stability, member_counts(result.members))
 
@@ -184,9 +180,9 @@ def _fast_much_faster(main, claim, seed):
         " paired per split, superiority per target with Holm (the speed-up is at least"
         f" {claim['min_speedup']:g}×). DCM {means['dcm/standard']:.2f} CPU s vs FastDCM"
         f" {1000 * means['dcm/fast']:.1f} CPU ms on average; {speedups}. Targets:"
-        f" {member_listing(result.members)}. Deciding target ({result.deciding}):"
-        f" {judgement_detail(result.judgement)} CPU times depend on the machine (its BLAS,"
-        " its load): the speed-up is that of the machine that ran the fits."
+        f" {member_listing(result.members)}. {deciding(result, 'target')} CPU times depend on"
+        " the machine (its BLAS, its load): the speed-up is that of the machine that ran the"
+        " fits."
     )
     return _outcome(claim, detail, result, stability, speedups)
 
@@ -200,7 +196,7 @@ CHECKS = {
 }
 
 
-def parkinsons_verdicts(table, runs, reference, readings, *, scale):
+def dcm_parkinsons_verdicts(table, runs, reference, readings, *, scale):
     """Verdicts for Table 4 (RMSE; lower is better), one per (claim, reading).
 
     Parameters
@@ -232,13 +228,13 @@ def parkinsons_verdicts(table, runs, reference, readings, *, scale):
     )
 
 
-def parkinsons_section(table, runs, sweep, reference, readings, *, scale):
-    """The report section of Table 4 and the Nyström sweep: :func:`parkinsons_verdicts`, a
+def dcm_parkinsons_section(table, runs, sweep, reference, readings, *, scale):
+    """The report section of Table 4 and the Nyström sweep: :func:`dcm_parkinsons_verdicts`, a
     summary row per reading, and the primary reading's tables, where every method is compared
     with the training-mean predictor (``sweep``: :func:`.tables.sweep_table`, or ``None``;
     the other parameters as there)."""
     readings = counted_readings(readings, runs, table)
-    verdicts = parkinsons_verdicts(table, runs, reference, readings, scale=scale)
+    verdicts = dcm_parkinsons_verdicts(table, runs, reference, readings, scale=scale)
     summaries = [
         {
             **reading.axes,
@@ -294,28 +290,15 @@ def parkinsons_section(table, runs, sweep, reference, readings, *, scale):
 def summary(job, log):
     """Job ``dcm_parkinsons_summary``: tidy run table, Table 4 (CSV, one row per reading ×
     target × method; Markdown, one table per reading), the landmark sweep and its figure, and
-    the verdicts.
-
-    The figure and the verdicts each read the tables back from the files just written, as
-    separate jobs would.
-    """
+    the verdicts."""
     out, params = job.output, job.params
     runs = tidy(read_records(job.input.runs))
     table = aggregate(runs)
-    atomic_write_text(out.runs, runs.to_csv(index=False))
-    atomic_write_text(out.table, table.to_csv(index=False))
-    markdown = readings_markdown(table, params.readings, table4_markdown)
-    atomic_write_text(out.markdown, markdown + "\n")
-    atomic_write_text(out.sweep, sweep_table(runs).to_csv(index=False))
-
-    plot_nystrom(pd.read_csv(out.sweep), pd.read_csv(out.table), out.figure)
-
-    section = parkinsons_section(
-        pd.read_csv(out.table),
-        pd.read_csv(out.runs),
-        pd.read_csv(out.sweep),
-        params.reference,
-        params.readings,
-        scale=params.scale,
+    markdown = readings_markdown(table, params.readings, table4_markdown) + "\n"
+    write_outputs(out, runs=runs, table=table, markdown=markdown, sweep=sweep_table(runs))
+    table, runs, sweep = read_tables(out, "table", "runs", "sweep")
+    plot_nystrom(sweep, table, out.figure)
+    section = dcm_parkinsons_section(
+        table, runs, sweep, params.reference, params.readings, scale=params.scale
     )
     write_section(section, out.json, out.md)

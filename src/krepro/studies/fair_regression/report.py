@@ -13,9 +13,8 @@ the oblivious features, the paper's partition (primary) or the CME.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from krepro.records import atomic_write_text, read_records
+from krepro.records import read_records
 from krepro.studies.claims import judge_claim
 from krepro.studies.fair_regression.figures import plot_fair_regression
 from krepro.studies.fair_regression.fronts import (
@@ -32,8 +31,9 @@ from krepro.studies.fair_regression.tables import (
     front_summary_markdown,
     tidy,
 )
+from krepro.studies.families import deciding
 from krepro.studies.judging import ClaimSet, Outcome, judge_readings
-from krepro.studies.render import write_section
+from krepro.studies.render import read_tables, write_outputs, write_section
 from krepro.studies.verdicts import Section, judgement_detail
 
 __all__ = [
@@ -94,8 +94,7 @@ def _peer_below(context, claim, seed):
         f" the peer's, paired over {n_splits} splits per data set. Per data set (the"
         f" oblivious fit's HSIC and error as multiples of the peer's, geometric means of the"
         f" per-split ratios): {'; '.join(notes)}. Effect log(HSIC_peer / HSIC_oblivious),"
-        f" Holm over the data sets: {result.listing()}. Deciding data set"
-        f" ({result.deciding}): {judgement_detail(result.judgement)}"
+        f" Holm over the data sets: {result.listing()}. {deciding(result, 'data set')}"
     )
     measured = "; ".join(f"{d}: HSIC ×{np.exp(-v.mean()):.2f}" for d, v in values.items())
     return Outcome(
@@ -246,25 +245,14 @@ def fair_regression_section(table, runs, reference, *, readings, scale):
 
 
 def summary(job, log):
-    """Job ``fair_regression_summary``: per-split table, aggregate table, figure, verdicts.
-
-    The figure and the verdicts read the tables back from the files just written.
-    """
-    out = job.output
+    """Job ``fair_regression_summary``: per-split table, aggregate table, figure, verdicts."""
+    out, params = job.output, job.params
     runs = tidy(read_records(job.input.runs))
-    atomic_write_text(out.runs, runs.to_csv(index=False))
-    table = aggregate(runs)[TABLE_COLUMNS]
-    atomic_write_text(out.table, table.to_csv(index=False))
-
-    plot_fair_regression(pd.read_csv(out.table), out.figure)
-
-    params = job.params
+    write_outputs(out, runs=runs, table=aggregate(runs)[TABLE_COLUMNS])
+    table, runs = read_tables(out, "table", "runs")
+    plot_fair_regression(table, out.figure)
     section = fair_regression_section(
-        pd.read_csv(out.table),
-        pd.read_csv(out.runs),
-        params.reference,
-        readings=params.readings,
-        scale=params.scale,
+        table, runs, params.reference, readings=params.readings, scale=params.scale
     )
     log.info("%d verdicts", len(section.verdicts))
     write_section(section, out.json, out.md)

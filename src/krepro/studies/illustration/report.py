@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from krepro.studies.claims import judge_claim, member_word
+from krepro.studies.families import deciding
 from krepro.studies.illustration.figures import plot_illustration
 from krepro.studies.illustration.tables import shown
 from krepro.studies.judging import ClaimSet, Outcome, judge_readings
@@ -93,10 +94,10 @@ def _check_much_smaller(ctx, claim, seed):
     return Outcome(
         "Per repetition, ratio = excess dCor(⟨h, Z⟩, S) / excess dCor(h(X), S) on the same"
         f" draw; claim: ratio ≤ {claim['margin']:g} in every setting (effect = −ratio, Holm"
-        f" over {len(ratios)} settings). {listing}. Deciding setting ({result.deciding}):"
-        f" {judgement_detail(result.judgement)} ⟨h, Z⟩ = h(X) − E[h(X)|S] + E h(X) removes"
-        " the conditional mean only: its spread given S is that of h(X) given S, which changes"
-        " with S (for h1 = x², X = S + U, h(X) − E[h(X)|S] = 2S(U − E U) + U² − E U²).",
+        f" over {len(ratios)} settings). {listing}. {deciding(result, 'setting')} ⟨h, Z⟩ ="
+        " h(X) − E[h(X)|S] + E h(X) removes the conditional mean only: its spread given S is"
+        " that of h(X) given S, which changes with S (for h1 = x², X = S + U, h(X) − E[h(X)|S]"
+        " = 2S(U − E U) + U² − E U²).",
         result,
         stability,
         measured="; ".join(f"{s} {r.mean():.2f}" for s, r in ratios.items()),
@@ -173,18 +174,11 @@ def illustration_verdicts(dependence, reference, *, readings, scale):
         detection_alpha=reference["detection_alpha"],
         n_reps=n_reps,
     )
-    return judge_readings(
-        ClaimSet(
-            "illustration",
-            "oblivious",
-            reference,
-            scale,
-            seed_names=lambda claim_id, reading: ("illustration", claim_id),
-        ),
-        CHECKS,
-        [reading.with_repetitions(n_reps) for reading in readings],
-        lambda reading: context,
+    claims = ClaimSet(
+        "illustration", "oblivious", reference, scale, seed_names=lambda c, _: ("illustration", c)
     )
+    readings = [reading.with_repetitions(n_reps) for reading in readings]
+    return judge_readings(claims, CHECKS, readings, lambda reading: context)
 
 
 def illustration_section(dependence, table, reference, *, readings, scale):

@@ -27,21 +27,15 @@ import numpy as np
 import pandas as pd
 
 from krepro.fairness.projection import hoeffding_radius
-from krepro.records import atomic_write_text, read_records
+from krepro.records import read_records
 from krepro.stats import within_group_products
 from krepro.studies.claims import judge_claim
-from krepro.studies.judging import NO_JUDGEMENT, ClaimSet, Outcome, judge_readings
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.projection.figures import plot_projection
 from krepro.studies.projection.tables import aggregate, means_table, tidy
-from krepro.studies.render import write_section
+from krepro.studies.render import read_tables, write_outputs, write_section
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import (
-    INCONCLUSIVE,
-    NOT_REPRODUCED,
-    REPRODUCED,
-    Section,
-    judgement_detail,
-)
+from krepro.studies.verdicts import NOT_REPRODUCED, REPRODUCED, Section, judgement_detail
 
 __all__ = ["CHECKS", "projection_section", "projection_verdicts", "summary"]
 
@@ -97,11 +91,8 @@ def _check_dependence_follows_distance(context, claim, seed):
         "tolerance": f"> 0 (smallest of interest {claim['margin']:g})",
     }
     if products.size < 2:
-        return Outcome(
-            "Fewer than two draws per γ: no within-γ association." + across_gamma,
-            NO_JUDGEMENT,
-            verdict=INCONCLUSIVE,
-            **common,
+        return Outcome.inconclusive(
+            "Fewer than two draws per γ: no within-γ association." + across_gamma, **common
         )
     result, stability = judge_claim(claim, products, seed=seed)
     listing = ", ".join(f"γ = {g:g}: {r:+.2f}" for g, r in per_gamma.items())
@@ -207,24 +198,13 @@ def projection_section(table, runs, reference, settings, *, readings, scale):
 
 def summary(job, log):
     """Job ``projection_summary``: tidy run table, per-γ means, the figure (d_n, dependence and
-    e_β of X, Z and W against γ) and the verdicts.
-
-    The figure and the verdicts each read the tables back from the files just written, as
-    separate jobs would.
-    """
+    e_β of X, Z and W against γ) and the verdicts."""
     out, params = job.output, job.params
     runs = tidy(read_records(job.input.runs))
-    atomic_write_text(out.runs, runs.to_csv(index=False))
-    atomic_write_text(out.table, aggregate(runs).to_csv(index=False))
-
-    plot_projection(pd.read_csv(out.table), out.figure)
-
+    write_outputs(out, runs=runs, table=aggregate(runs))
+    table, runs = read_tables(out, "table", "runs")
+    plot_projection(table, out.figure)
     section = projection_section(
-        pd.read_csv(out.table),
-        pd.read_csv(out.runs),
-        params.reference,
-        params.settings,
-        readings=params.readings,
-        scale=params.scale,
+        table, runs, params.reference, params.settings, readings=params.readings, scale=params.scale
     )
     write_section(section, out.json, out.md)

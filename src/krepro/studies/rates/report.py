@@ -12,13 +12,15 @@ settings with Holm's procedure.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import pandas as pd
 
 from krepro.fairness.rates import theory_slope
-from krepro.records import atomic_write_text, read_records
+from krepro.records import read_records
 from krepro.studies.claims import judge_claim, member_word
+from krepro.studies.families import deciding
 from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.rates.figures import plot_rates
 from krepro.studies.rates.tables import (
@@ -32,7 +34,7 @@ from krepro.studies.rates.tables import (
     slope_table,
     tidy,
 )
-from krepro.studies.render import write_section
+from krepro.studies.render import read_tables, write_outputs, write_section
 from krepro.studies.tables import markdown_table
 from krepro.studies.verdicts import Section, judgement_detail
 
@@ -55,9 +57,34 @@ def _theories(runs, settings):
     }
 
 
-def _check_rate(kind, context, claim, seed, what, note):
-    """A rate claim over its settings of ``kind``; ``note``: (what, why) of the settings whose
-    slope is below the theory's by more than the margin."""
+# Per kind of setting: what the effect is, and (what, why) of the settings whose slope is
+# below the theory's by more than the margin.
+_RATE_TEXTS = {
+    "finite": (
+        "Per k, effect = mean per-repetition slope of log error on log n − (−1/2); with a"
+        " finite S the estimator is k sample means, whose error falls exactly like n^(−1/2), so"
+        " the exponent itself is tested (magnitude).",
+        "Steeper than −1/2",
+        "at the smallest n some values of S have few or no estimation points (an empty"
+        " cell's estimate is 0), an extra error that vanishes exponentially in n and"
+        " steepens the fit.",
+    ),
+    "continuous": (
+        "Per d, effect = −1/(2(d+1)) − per-repetition slope of log error on log n (positive:"
+        " faster than the rate); Proposition 6 is an upper bound (O_P), so the claim is that"
+        " the error falls at least as fast (non-inferiority).",
+        "Faster than the bound",
+        "with ℓ = n^(1/(2(d+1))) cells per axis the variance term ℓ^(d/2) n^(−1/2) ="
+        " n^(−(d+2)/(4(d+1))) still weighs at these n beside the bias term"
+        " 1/ℓ = n^(−1/(2(d+1))), and it falls faster; the bound's exponent is the slower"
+        " of the two.",
+    ),
+}
+
+
+def _check_rate(kind, context, claim, seed):
+    """A rate claim over its settings of ``kind`` (:data:`_RATE_TEXTS`)."""
+    what, below_what, below_why = _RATE_TEXTS[kind]
     slopes = rate_slopes(context.runs, kind)
     if not slopes:
         return None
@@ -72,13 +99,10 @@ def _check_rate(kind, context, claim, seed, what, note):
         f" ({member_word(result.members[name].verdict)})"
         for name in result.members
     )
-    detail = (
-        f"{what} Settings: {listing}. Deciding setting ({result.deciding}):"
-        f" {judgement_detail(result.judgement)}"
-    )
+    detail = f"{what} Settings: {listing}. {deciding(result, 'setting')}"
     below = [n for n in slopes if np.mean(slopes[n]) < theories[n] - claim["margin"]]
     if below:
-        detail += f" {note[0]} for {', '.join(below)}: {note[1]}"
+        detail += f" {below_what} for {', '.join(below)}: {below_why}"
     return Outcome(
         detail,
         result,
@@ -87,43 +111,6 @@ def _check_rate(kind, context, claim, seed, what, note):
         paper_value="; ".join(f"{theories[n]:+.3f}" for n in slopes),
         measured="; ".join(f"{np.mean(v):+.3f}" for v in slopes.values()),
         tolerance=f"{claim['test']} ±{claim['margin']:g}",
-    )
-
-
-def _check_finite(context, claim, seed):
-    return _check_rate(
-        "finite",
-        context,
-        claim,
-        seed,
-        "Per k, effect = mean per-repetition slope of log error on log n − (−1/2); with a"
-        " finite S the estimator is k sample means, whose error falls exactly like n^(−1/2), so"
-        " the exponent itself is tested (magnitude).",
-        (
-            "Steeper than −1/2",
-            "at the smallest n some values of S have few or no estimation points (an empty"
-            " cell's estimate is 0), an extra error that vanishes exponentially in n and"
-            " steepens the fit.",
-        ),
-    )
-
-
-def _check_continuous(context, claim, seed):
-    return _check_rate(
-        "continuous",
-        context,
-        claim,
-        seed,
-        "Per d, effect = −1/(2(d+1)) − per-repetition slope of log error on log n (positive:"
-        " faster than the rate); Proposition 6 is an upper bound (O_P), so the claim is that"
-        " the error falls at least as fast (non-inferiority).",
-        (
-            "Faster than the bound",
-            "with ℓ = n^(1/(2(d+1))) cells per axis the variance term ℓ^(d/2) n^(−1/2) ="
-            " n^(−(d+2)/(4(d+1))) still weighs at these n beside the bias term"
-            " 1/ℓ = n^(−1/(2(d+1))), and it falls faster; the bound's exponent is the slower"
-            " of the two.",
-        ),
     )
 
 
@@ -164,8 +151,8 @@ def _check_gram_cost(context, claim, seed):
 
 # The claims in the records' order, with the config keys that hold their settings.
 CHECKS = {
-    "finite_rate": _check_finite,
-    "continuous_rate": _check_continuous,
+    "finite_rate": functools.partial(_check_rate, "finite"),
+    "continuous_rate": functools.partial(_check_rate, "continuous"),
     "gram_quadratic_cost": _check_gram_cost,
 }
 _SETTINGS_KEYS = {
@@ -294,35 +281,31 @@ def rates_section(slopes, errors, runs, reference, settings, readings, *, scale,
 
 def summary(job, log):
     """Job ``rates_summary``: tidy run table, mean errors per n, the log-log slopes beside the
-    theory, the Gram timing table, the error-vs-n figure and the verdicts.
-
-    The figure and the verdicts each read the tables back from the files just written, as
-    separate jobs would.
-    """
-    out, params = job.output, job.params
+    theory, the Gram timing table, the error-vs-n figure and the verdicts."""
+    out, params, settings = job.output, job.params, job.params.settings
     runs = tidy(read_records(job.input.runs))
-    atomic_write_text(out.runs, runs.to_csv(index=False))
-    atomic_write_text(out.errors, error_table(runs).to_csv(index=False))
-    timing = gram_cost_table(read_records([job.input.gram_cost]))
-    atomic_write_text(out.gram_cost, timing.to_csv(index=False))
-    slopes = slope_table(
-        runs,
-        seed=params.seed,
-        n_bootstrap=params.settings["n_bootstrap"],
-        confidence=params.settings["confidence"],
+    write_outputs(
+        out,
+        runs=runs,
+        errors=error_table(runs),
+        gram_cost=gram_cost_table(read_records([job.input.gram_cost])),
+        table=slope_table(
+            runs,
+            seed=params.seed,
+            n_bootstrap=settings["n_bootstrap"],
+            confidence=settings["confidence"],
+        ),
     )
-    atomic_write_text(out.table, slopes.to_csv(index=False))
-
-    plot_rates(pd.read_csv(out.errors), pd.read_csv(out.table), out.figure)
-
+    slopes, errors, runs, timing = read_tables(out, "table", "errors", "runs", "gram_cost")
+    plot_rates(errors, slopes, out.figure)
     section = rates_section(
-        pd.read_csv(out.table),
-        pd.read_csv(out.errors),
-        pd.read_csv(out.runs),
+        slopes,
+        errors,
+        runs,
         params.reference,
-        params.settings,
+        settings,
         params.readings,
         scale=params.scale,
-        gram_cost=pd.read_csv(out.gram_cost),
+        gram_cost=timing,
     )
     write_section(section, out.json, out.md)

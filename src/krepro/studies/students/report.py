@@ -20,21 +20,21 @@ values, paired across methods (within a reading, every method sees the same draw
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from krepro.records import atomic_write_text, read_records
-from krepro.studies.claims import judge_claim, member_word
+from krepro.records import read_records
+from krepro.studies.claims import judge_claim
+from krepro.studies.families import deciding, member_listing
 from krepro.studies.guards import one_class_guard
 from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.readings import present, primary_first
-from krepro.studies.render import write_section
+from krepro.studies.render import read_tables, write_outputs, write_section
 from krepro.studies.students import STUDY
 from krepro.studies.students.figures import plot_students
 from krepro.studies.students.run import METHOD_LABELS as STUDENT_LABELS
 from krepro.studies.students.run import METHODS as STUDENT_METHODS
 from krepro.studies.students.tables import aggregate, display_table, tidy
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import Section, judgement_detail
+from krepro.studies.verdicts import Section
 
 __all__ = ["students_section", "students_verdicts", "summary"]
 
@@ -83,11 +83,8 @@ def _reading_note(c_selection):
 
 
 def _listing(result):
-    """``member: verdict (effect [low, high])`` for every member of a judged family."""
-    return "; ".join(
-        f"{name}: {member_word(j.verdict)} ({j.effect:+.3f} [{j.ci_low:.3f}, {j.ci_high:.3f}])"
-        for name, j in result.members.items()
-    )
+    template = "{name}: {word} ({effect:+.3f} [{low:.3f}, {high:.3f}])"
+    return member_listing(result.members, template=template)
 
 
 def _smallest_beta(runs, claim, seed):
@@ -111,8 +108,7 @@ def _smallest_beta(runs, claim, seed):
         f" smaller: ratio ≤ {parts['much_smaller']['margin']:g}, effect = −ratio, Holm over"
         f" {len(ratios)}). Mean oblivious e_β {obl.mean():.3f}; others {others}; mean ratios "
         + ", ".join(f"{k} {np.nanmean(v):.3f}" for k, v in ratios.items())
-        + f". Parts: {_listing(result)}. Deciding part ({result.deciding}):"
-        f" {judgement_detail(result.judgement)}"
+        + f". Parts: {_listing(result)}. {deciding(result, 'part')}"
     )
     return _outcome(
         runs,
@@ -139,8 +135,7 @@ def _smallest_true_error(runs, claim, seed):
     detail = (
         "Per repetition, error w.r.t. the fair labels of the other method − oblivious SVM's"
         f" (paired), each > 0 (Holm over {len(gaps)}). Oblivious true error"
-        f" {obl.mean():.3f}. {_listing(result)}. Deciding comparison ({result.deciding}):"
-        f" {judgement_detail(result.judgement)}"
+        f" {obl.mean():.3f}. {_listing(result)}. {deciding(result, 'comparison')}"
     )
     return _outcome(
         runs,
@@ -168,8 +163,7 @@ def _observed_misleading(runs, claim, seed):
         " on the fair labels error(other) − error(oblivious) > 0, for each other method"
         f" ({len(values)} comparisons, Holm; the claim needs all). Mean errors observed/fair: "
         + ", ".join(means)
-        + f". {_listing(result)}. Deciding comparison ({result.deciding}):"
-        f" {judgement_detail(result.judgement)}"
+        + f". {_listing(result)}. {deciding(result, 'comparison')}"
     )
     return _outcome(
         runs,
@@ -273,22 +267,16 @@ def students_section(table, runs, reference, readings, *, c_selections, scale):
 
 def summary(job, log):
     """Job ``students_summary``: tidy run table, mean ± sd table, Fig. 3 (error vs e_β,
-    observed and true labels) and the verdicts, one per reading.
-
-    The figure and the verdicts each read the tables back from the files just written, as
-    separate jobs would.
-    """
+    observed and true labels) and the verdicts, one per reading."""
     out, params = job.output, job.params
     runs = tidy(read_records(job.input.runs))
-    atomic_write_text(out.runs, runs.to_csv(index=False))
-    atomic_write_text(out.table, aggregate(runs).to_csv(index=False))
-
+    write_outputs(out, runs=runs, table=aggregate(runs))
+    table, runs = read_tables(out, "table", "runs")
     readings = primary_first(params.readings)
-    plot_students(pd.read_csv(out.runs), pd.read_csv(out.table), out.figure, readings)
-
+    plot_students(runs, table, out.figure, readings)
     section = students_section(
-        pd.read_csv(out.table),
-        pd.read_csv(out.runs),
+        table,
+        runs,
         params.reference,
         readings,
         c_selections=params.c_selections,
