@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from krepro.studies.dcm_synthetic.readings import readings
-from krepro.studies.dcm_synthetic.report import synthetic_section, synthetic_verdicts
+from krepro.studies.dcm_synthetic.report import dcm_synthetic_section, dcm_synthetic_verdicts
 from krepro.studies.dcm_synthetic.tables import aggregate
 from krepro.studies.verdicts import (
     INCONCLUSIVE,
@@ -72,14 +72,14 @@ def synthetic_runs(dcm_gain, n_reps=20, seed=0, noise=0.002, dica_offset=0.0, le
 
 
 def _record(table, runs, scale="paper"):
-    (record,) = synthetic_verdicts(table, runs, SYN_REFERENCE, SYN_READINGS, scale=scale)
+    (record,) = dcm_synthetic_verdicts(table, runs, SYN_REFERENCE, SYN_READINGS, scale=scale)
     assert not detail_disagreements(record), record.detail
     return record
 
 
 def test_synthetic_one_verdict_per_reading_primary_marked_and_fragile():
     table, runs = synthetic_runs({"centred": 0.05, "uncentred": -0.05})
-    section = synthetic_section(table, runs, SYN_REFERENCE, SYN_READINGS, scale="paper")
+    section = dcm_synthetic_section(table, runs, SYN_REFERENCE, SYN_READINGS, scale="paper")
     by_reading = {v.protocol: v for v in section.verdicts}
     centred = by_reading[PRIMARY_NAME]
     uncentred = by_reading["centring=uncentred, classifier=rbf, b_scale=gaussian"]
@@ -122,9 +122,9 @@ def test_synthetic_chance_level_settings_are_left_out():
     assert "chance level" in record.detail
 
 
-def test_synthetic_verdicts_one_record_per_reading_run_in_declared_order():
+def test_dcm_synthetic_verdicts_one_record_per_reading_run_in_declared_order():
     table, runs = synthetic_runs({"uncentred": -0.05, "centred": 0.05}, n_reps=6)
-    records = synthetic_verdicts(table, runs, SYN_REFERENCE, SYN_READINGS, scale="quick")
+    records = dcm_synthetic_verdicts(table, runs, SYN_REFERENCE, SYN_READINGS, scale="quick")
     assert [(r.protocol, r.primary, r.verdict, r.n_repetitions) for r in records] == [
         (PRIMARY_NAME, True, REPRODUCED, 6),
         ("centring=uncentred, classifier=rbf, b_scale=gaussian", False, NOT_REPRODUCED, 6),
@@ -134,10 +134,10 @@ def test_synthetic_verdicts_one_record_per_reading_run_in_declared_order():
     }
 
 
-def test_synthetic_verdicts_need_the_primary_reading_run():
+def test_dcm_synthetic_verdicts_need_the_primary_reading_run():
     table, runs = synthetic_runs({"uncentred": 0.05})
     with pytest.raises(ValueError, match="primary"):
-        synthetic_verdicts(table, runs, SYN_REFERENCE, SYN_READINGS, scale="quick")
+        dcm_synthetic_verdicts(table, runs, SYN_REFERENCE, SYN_READINGS, scale="quick")
 
 
 def test_readings_run_the_repetitions_of_their_fit_job():

@@ -9,7 +9,7 @@ from threadpoolctl import threadpool_limits
 
 from krepro.studies.dcm_synthetic import run as dcm_synthetic
 from krepro.studies.dcm_synthetic.readings import readings
-from krepro.studies.dcm_synthetic.report import synthetic_section
+from krepro.studies.dcm_synthetic.report import dcm_synthetic_section
 from krepro.studies.dcm_synthetic.tables import aggregate, tidy
 
 SYN = {
@@ -84,7 +84,7 @@ def test_synthetic_records_table_and_section():
         "n_repetitions": 3,
         "reading_repetitions": 3,
     }
-    section = synthetic_section(table, runs, SYN_REFERENCE, readings(settings), scale="tiny")
+    section = dcm_synthetic_section(table, runs, SYN_REFERENCE, readings(settings), scale="tiny")
     assert len(section.verdicts) == 4  # one claim × (2 centrings × 2 classifiers)
     assert sum(v.primary for v in section.verdicts) == 1
     # Three repetitions: the intervals are wide, and no record is gated on a count.

@@ -6,7 +6,7 @@ tests/studies/test_verdicts.py."""
 from __future__ import annotations
 
 import tests.studies.dcm_synthetic.test_report as syn
-from krepro.studies.dcm_synthetic.report import synthetic_section
+from krepro.studies.dcm_synthetic.report import dcm_synthetic_section
 from tests.studies.test_verdicts import assert_sections_state_their_own_verdict_only
 
 
@@ -15,10 +15,12 @@ def _constructed_sections():
     for gains in ({"centred": 0.05, "uncentred": -0.05}, {"centred": 0.0}):
         table, runs = syn.synthetic_runs(gains)
         sections.append(
-            synthetic_section(table, runs, syn.SYN_REFERENCE, syn.SYN_READINGS, scale="t")
+            dcm_synthetic_section(table, runs, syn.SYN_REFERENCE, syn.SYN_READINGS, scale="t")
         )
     table, runs = syn.synthetic_runs({"centred": 0.005}, n_reps=5, noise=0.03)
-    sections.append(synthetic_section(table, runs, syn.SYN_REFERENCE, syn.SYN_READINGS, scale="t"))
+    sections.append(
+        dcm_synthetic_section(table, runs, syn.SYN_REFERENCE, syn.SYN_READINGS, scale="t")
+    )
     return sections
 
 

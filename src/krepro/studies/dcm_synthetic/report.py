@@ -14,22 +14,21 @@ from __future__ import annotations
 
 import pandas as pd
 
-from krepro.records import atomic_write_text, read_records
+from krepro.records import read_records
 from krepro.stats import paired
 from krepro.studies.claims import judge_claim
 from krepro.studies.dcm_synthetic import STUDY
 from krepro.studies.dcm_synthetic.figures import FIG2_NOTE, plot_fig2
 from krepro.studies.dcm_synthetic.run import METHODS
 from krepro.studies.dcm_synthetic.tables import aggregate, comparison_rows, table3_markdown, tidy
-from krepro.studies.families import member_counts, member_listing, merge_identical
-from krepro.studies.judging import NO_JUDGEMENT, ClaimSet, Outcome, judge_readings
-from krepro.studies.labels import INCONCLUSIVE
+from krepro.studies.families import deciding, member_counts, member_listing, merge_identical
+from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.readings import counted_readings, readings_markdown, the_primary
-from krepro.studies.render import write_section
+from krepro.studies.render import read_tables, write_outputs, write_section
 from krepro.studies.tables import markdown_table
-from krepro.studies.verdicts import Section, judgement_detail
+from krepro.studies.verdicts import Section
 
-__all__ = ["summary", "synthetic_section", "synthetic_verdicts"]
+__all__ = ["dcm_synthetic_section", "dcm_synthetic_verdicts", "summary"]
 
 BASELINES = ("coir", "dica")
 PAPER_VALUE = "not available (qualitative claim)"
@@ -93,7 +92,7 @@ def _beats_baselines(context, claim, seed):
             "The runs hold no informative (η, γ) setting with DCM and a baseline on equal"
             f" repetitions.{left_out}"
         )
-        return Outcome(detail, NO_JUDGEMENT, verdict=INCONCLUSIVE, **fields)
+        return Outcome.inconclusive(detail, **fields)
     result, stability = judge_claim(claim, values, seed=seed)
     same = (
         " COIR and DICA are numerically the same comparison (mean |Δ accuracy| ≤"
@@ -107,7 +106,7 @@ def _beats_baselines(context, claim, seed):
         "accuracy(DCM) − accuracy(baseline) on the unseen domains, paired per repetition,"
         f" superiority (margin {claim['margin']:g}) over {len(values)} (η, γ, baseline)"
         f" comparisons with Holm.{same}{left_out} Comparisons: {member_listing(result.members)}."
-        f" Deciding comparison ({result.deciding}): {judgement_detail(result.judgement)}"
+        f" {deciding(result, 'comparison')}"
     )
     return Outcome(detail, result, stability, measured=member_counts(result.members), **fields)
 
@@ -116,7 +115,7 @@ def _beats_baselines(context, claim, seed):
 CHECKS = {"dcm_beats_baselines": _beats_baselines}
 
 
-def synthetic_verdicts(table, runs, reference, readings, *, scale):
+def dcm_synthetic_verdicts(table, runs, reference, readings, *, scale):
     """Verdicts for Table 3 (accuracy; higher is better), one per (claim, reading).
 
     Parameters
@@ -180,11 +179,11 @@ def _primary_body(table, runs, primary):
     return [*body, f"Fig. 2 (`figures/dcm_fig2.png`): {FIG2_NOTE}", ""]
 
 
-def synthetic_section(table, runs, reference, readings, *, scale):
-    """The report section of Table 3: :func:`synthetic_verdicts`, a summary row per reading
+def dcm_synthetic_section(table, runs, reference, readings, *, scale):
+    """The report section of Table 3: :func:`dcm_synthetic_verdicts`, a summary row per reading
     and the primary reading's tables (parameters as there)."""
     readings = counted_readings(readings, runs, table)
-    verdicts = synthetic_verdicts(table, runs, reference, readings, scale=scale)
+    verdicts = dcm_synthetic_verdicts(table, runs, reference, readings, scale=scale)
     summary = [
         {
             **reading.axes,
@@ -221,25 +220,15 @@ def synthetic_section(table, runs, reference, readings, *, scale):
 def summary(job, log):
     """Job ``dcm_synthetic_summary``: tidy run table, Table 3 (CSV, one row per reading ×
     setting × method; Markdown, one table per reading), Fig. 2 and the verdicts (one per claim
-    and reading).
-
-    The verdicts read the tables back from the files just written, as a separate job would.
-    """
+    and reading)."""
     out, params = job.output, job.params
     runs = tidy(read_records(job.input.runs))
     table = aggregate(runs)
-    atomic_write_text(out.runs, runs.to_csv(index=False))
-    atomic_write_text(out.table, table.to_csv(index=False))
-    markdown = readings_markdown(table, params.readings, table3_markdown)
-    atomic_write_text(out.markdown, markdown + "\n")
-
-    plot_fig2(pd.read_csv(job.input.projections), out.figure)
-
-    section = synthetic_section(
-        pd.read_csv(out.table),
-        pd.read_csv(out.runs),
-        params.reference,
-        params.readings,
-        scale=params.scale,
+    markdown = readings_markdown(table, params.readings, table3_markdown) + "\n"
+    write_outputs(out, runs=runs, table=table, markdown=markdown)
+    plot_fig2(*read_tables(job.input, "projections"), out.figure)
+    table, runs = read_tables(out, "table", "runs")
+    section = dcm_synthetic_section(
+        table, runs, params.reference, params.readings, scale=params.scale
     )
     write_section(section, out.json, out.md)

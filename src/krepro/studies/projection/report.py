@@ -142,18 +142,10 @@ def projection_verdicts(table, runs, reference, settings, *, readings, scale):
         rows = reading.select(runs)
         return table, rows[rows["status"] == "ok"], settings
 
-    return judge_readings(
-        ClaimSet(
-            "projection",
-            "oblivious",
-            reference,
-            scale,
-            seed_names=lambda claim_id, reading: ("projection", claim_id),
-        ),
-        CHECKS,
-        readings,
-        context,
+    claims = ClaimSet(
+        "projection", "oblivious", reference, scale, seed_names=lambda c, _: ("projection", c)
     )
+    return judge_readings(claims, CHECKS, readings, context)
 
 
 def projection_section(table, runs, reference, settings, *, readings, scale):

@@ -12,11 +12,12 @@ import types
 
 import pandas as pd
 
-from krepro.records import atomic_write_text, read_records
-from krepro.studies.claims import judge_claim, member_word
+from krepro.records import read_records
+from krepro.studies.claims import judge_claim
+from krepro.studies.families import deciding, member_listing
 from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.readings import present, the_primary
-from krepro.studies.render import write_section
+from krepro.studies.render import read_tables, write_outputs, write_section
 from krepro.studies.ridge.figures import plot_ridge
 from krepro.studies.ridge.tables import (
     aggregate,
@@ -139,16 +140,14 @@ def _check_morr_gap(ctx, claim, seed):
     result, stability = judge_claim(
         claim, {"worse_inside": inside, "same_at_ends": ends}, seed=seed
     )
-    parts = "; ".join(
-        f"{part}: {member_word(j.verdict)} (deciding γ: effect {j.effect:+.3g},"
-        f" [{j.ci_low:.3g}, {j.ci_high:.3g}])"
-        for part, j in result.members.items()
+    parts = member_listing(
+        result.members,
+        template="{name}: {word} (deciding γ: effect {effect:+.3g}, [{low:.3g}, {high:.3g}])",
     )
     detail = (
         f"Experiment 2, (M-ORR − ORR) / mean ORR, paired: M-ORR worse at every γ in"
         f" [{low:g}, {high:g}] ({len(inside)} values, Holm) and the same at γ = 0 and 1."
-        f" Parts: {parts}. Deciding part ({result.deciding}):"
-        f" {judgement_detail(result.judgement)}"
+        f" Parts: {parts}. {deciding(result, 'part')}"
     )
     return Outcome(detail, result, stability)
 
@@ -177,14 +176,13 @@ def _check_approach_krr(ctx, claim, seed):
     result, stability = judge_claim(
         claim, {"approach": approach, "not_reached_experiment_1": remains}, seed=seed
     )
-    parts = "; ".join(f"{part}: {member_word(j.verdict)}" for part, j in result.members.items())
     detail = (
         f"approach: {claim['max_gap_ratio']:g} − gap(γ = 1) / mean gap(γ = 0) per (experiment,"
         " method), gap = MSE(method) − MSE(KRR) paired within γ (the mean gap at γ = 0 is"
         " taken as known: its relative standard error is small); not reached: the gap at"
-        f" γ = 1 in experiment 1, in MSE units. Parts: {parts}. Deciding part"
-        f" ({result.deciding}): {judgement_detail(result.judgement)} In experiment 1 a gap"
-        " remains at γ = 1 because the cell means are estimated from few points each."
+        f" γ = 1 in experiment 1, in MSE units. Parts: {result.listing()}."
+        f" {deciding(result, 'part')} In experiment 1 a gap remains at γ = 1 because the cell"
+        " means are estimated from few points each."
     )
     return Outcome(detail, result, stability)
 
@@ -236,11 +234,10 @@ def ridge_verdicts(table, runs, best_constants, reference, settings, *, readings
     experiments = sorted(table["experiment"].unique())
 
     def context(reading):
-        """The variant's runs, its test MSE per (γ, repetition) × method of each experiment
-        (paired runs) and its best constants."""
+        """The variant's test MSE per (γ, repetition) × method of each experiment (paired
+        runs) and its best constants."""
         own = reading.select(runs)
         return types.SimpleNamespace(
-            runs=own,
             experiments=experiments,
             paired={
                 e: own[own["experiment"] == e].pivot_table(
@@ -310,28 +307,19 @@ def ridge_section(table, runs, best_constants, reference, settings, *, readings,
 
 
 def summary(job, log):
-    """Job ``ridge_summary``: tidy run table, aggregate tables, Fig. 4 and the report section.
-
-    The figure and the verdicts each read the tables back from the files just written, as
-    separate jobs would.
-    """
-    out, params = job.output, job.params
+    """Job ``ridge_summary``: tidy run table, aggregate tables, Fig. 4 and the report section."""
+    out, params, settings = job.output, job.params, job.params.settings
     runs = tidy(read_records(job.input.runs))
-    atomic_write_text(out.runs, runs.to_csv(index=False))
-    atomic_write_text(out.table, aggregate(runs).to_csv(index=False))
-    constants = best_constant_table(params.settings["variants"], params.settings["partition"])
-    atomic_write_text(out.best_constant, constants.to_csv(index=False))
-
-    written = (out.table, out.best_constant, out.runs)
-    plot_ridge(*map(pd.read_csv, written), out.figure)
-
-    table, constants, runs = map(pd.read_csv, written)
+    constants = best_constant_table(settings["variants"], settings["partition"])
+    write_outputs(out, runs=runs, table=aggregate(runs), best_constant=constants)
+    table, constants, runs = read_tables(out, "table", "best_constant", "runs")
+    plot_ridge(table, constants, runs, out.figure)
     section = ridge_section(
         table,
         runs,
         constants,
         params.reference,
-        params.settings,
+        settings,
         readings=params.readings,
         scale=params.scale,
     )
