@@ -22,11 +22,11 @@ pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 CHECK = '''
 
 def _check_ends_included(ctx, claim, seed):
-    """A toy claim: the runs hold both ends of the γ grid."""
-    gammas = set(ctx.runs["gamma"]) if hasattr(ctx, "runs") else set()
-    holds = {0.0, 1.0} <= gammas
+    """A toy claim: every experiment's paired runs hold both ends of the γ grid."""
+    gammas = [set(ctx.paired[e].index.get_level_values("gamma")) for e in ctx.experiments]
+    holds = bool(gammas) and all({0.0, 1.0} <= g for g in gammas)
     return Outcome(
-        f"γ values run: {sorted(gammas)}.",
+        f"γ values run: {[sorted(g) for g in gammas]}.",
         verdict="reproduced" if holds else "not reproduced",
         n_repetitions=None,
     )

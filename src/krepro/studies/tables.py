@@ -28,4 +28,3 @@ def markdown_table(frame, digits=3):
         for row in frame.itertuples(index=False)
     ]
     return "\n".join([header, rule, *rows])
-
