@@ -4,7 +4,8 @@ Layers, from the bottom: the shared base (kernels, kernel_safety, matern, valida
 metrics, stats, seeding, spectral, content_key, records, config_rules), the method families
 (fairness, dcm, distributed, cme), the studies, and the workflow plumbing. A module may
 import its own layer or a lower one, never a higher one, and no import cycle may exist
-anywhere. A study imports none of the workflow plumbing (:mod:`krepro.workflow`): the
+anywhere. No study imports another study (what two share lies beside the registry or in
+the families), and a study imports none of the workflow plumbing (:mod:`krepro.workflow`): the
 plumbing drives the studies, and what they write with (run records, atomic writes) is the
 base module :mod:`krepro.records`. The edges are the imports a module executes
 (:func:`krepro.workflow.codedeps.imported_modules`, at any depth of the file), so a
@@ -112,6 +113,11 @@ def layer_violations(graph: dict[str, set[str]]) -> list[str]:
                 problems.append(f"{module} ({layer(module)}) imports {imported}")
             if layer(module) == "study" and imported in {"krepro.studies.assemble"}:
                 problems.append(f"{module} (a study) imports the report's assembly {imported}")
+            if (
+                layer(module) == layer(imported) == "study"
+                and module.split(".")[2] != imported.split(".")[2]
+            ):
+                problems.append(f"{module} (a study) imports another study's {imported}")
     return problems
 
 
@@ -148,10 +154,12 @@ def test_the_checks_fail_on_a_cycle_and_on_an_upward_import():
         "krepro.fairness.ferm": {f"{other}.run"},
         f"{one}.report": {"krepro.records", "krepro.workflow.codedeps"},
         f"{one}.run": {"krepro.workflow"},
+        f"{one}.figures": {f"{one}.tables", f"{other}.tables"},
     }
     assert layer_violations(planted) == [
         f"krepro.fairness.ferm (family) imports {other}.run",
         "krepro.kernels (base) imports krepro.fairness.oblivious",
+        f"{one}.figures (a study) imports another study's {other}.tables",
         f"{one}.report (study) imports krepro.workflow.codedeps",
         f"{one}.run (study) imports krepro.workflow",
     ]
