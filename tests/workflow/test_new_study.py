@@ -77,6 +77,7 @@ STUDY_REPORT = '''
 import pandas as pd
 
 from krepro.records import atomic_write_text, read_records
+from krepro.stats import mean_se
 from krepro.studies.claims import judge_claim
 from krepro.studies.judging import ClaimSet, Outcome, judge_readings
 from krepro.studies.readings import Reading
@@ -102,7 +103,8 @@ def toy_verdicts(means, reference, *, scale):
 def summary(job, log):
     """Job ``toy_summary``: the table and the report section."""
     means = pd.DataFrame(read_records([job.input.runs]))["mean"].to_numpy()
-    atomic_write_text(job.output.table, pd.DataFrame({"mean": means}).to_csv())
+    mean, se = mean_se(means)
+    atomic_write_text(job.output.table, pd.DataFrame({"mean": [mean], "se": [se]}).to_csv())
     verdicts = toy_verdicts(means, job.params.reference, scale=job.params.scale)
     section = Section(experiment="toy", title="Toy study", verdicts=verdicts)
     write_section(section, job.output.json, job.output.md)
