@@ -169,3 +169,25 @@ def study_checks():
     """``{name: module}``: each study's ``tests/studies/<name>/test_checks.py``, in the
     registry's order (studies without config cases have none)."""
     return study_modules("test_checks")
+
+
+def names_its_keys_test(cases, base=default_base):
+    """``test_each_cross_field_rule_names_its_keys`` over a study's ``CASES`` (a new function
+    for each study's test module to bind)."""
+
+    @pytest.mark.parametrize("name", list(cases))
+    def test_each_cross_field_rule_names_its_keys(name):
+        assert_names_its_keys(*cases[name], base())
+
+    return test_each_cross_field_rule_names_its_keys
+
+
+def refused_at_parse_time_test(readme_cases, base=default_base):
+    """``test_each_readme_constraint_is_refused_at_parse_time`` over a study's
+    ``README_CASES`` (a new function for each study's test module to bind)."""
+
+    @pytest.mark.parametrize("case", readme_cases.values(), ids=case_ids(readme_cases))
+    def test_each_readme_constraint_is_refused_at_parse_time(case):
+        assert_refused_at_parse_time(case, base())
+
+    return test_each_readme_constraint_is_refused_at_parse_time

@@ -7,14 +7,13 @@ import pytest
 
 from tests.workflow.config_cases import (
     DEFAULT,
-    assert_names_its_keys,
-    assert_refused_at_parse_time,
     both,
-    case_ids,
     default_base,
     load,
     merged,
+    names_its_keys_test,
     parse_time_refusal,
+    refused_at_parse_time_test,
     set_key,
 )
 
@@ -68,14 +67,12 @@ README_CASES = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_each_cross_field_rule_names_its_keys(name):
-    assert_names_its_keys(*CASES[name], base())
+test_each_cross_field_rule_names_its_keys = names_its_keys_test(CASES, base)
 
 
-@pytest.mark.parametrize("case", README_CASES.values(), ids=case_ids(README_CASES))
-def test_each_readme_constraint_is_refused_at_parse_time(case):
-    assert_refused_at_parse_time(case, default_base())
+test_each_readme_constraint_is_refused_at_parse_time = refused_at_parse_time_test(
+    README_CASES, default_base
+)
 
 
 @pytest.mark.parametrize("value", ["smo", "Exact", None, True])

@@ -3,13 +3,10 @@ cross-field rule names its keys, and every constraint config/README.md states on
 is refused when the workflow reads the config (schema or check). The shared part:
 tests/workflow/config_cases.py."""
 
-import pytest
-
 from tests.workflow.config_cases import (
-    assert_names_its_keys,
-    assert_refused_at_parse_time,
-    case_ids,
     default_base,
+    names_its_keys_test,
+    refused_at_parse_time_test,
     set_key,
     stated,
 )
@@ -43,11 +40,9 @@ README_CASES = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_each_cross_field_rule_names_its_keys(name):
-    assert_names_its_keys(*CASES[name], base())
+test_each_cross_field_rule_names_its_keys = names_its_keys_test(CASES, base)
 
 
-@pytest.mark.parametrize("case", README_CASES.values(), ids=case_ids(README_CASES))
-def test_each_readme_constraint_is_refused_at_parse_time(case):
-    assert_refused_at_parse_time(case, base())
+test_each_readme_constraint_is_refused_at_parse_time = refused_at_parse_time_test(
+    README_CASES, base
+)

@@ -2,12 +2,9 @@
 constraint config/README.md states on the section is refused when the workflow reads the
 config (schema or check). The shared part: tests/workflow/config_cases.py."""
 
-import pytest
-
 from tests.workflow.config_cases import (
-    assert_refused_at_parse_time,
-    case_ids,
     default_base,
+    refused_at_parse_time_test,
     set_key,
 )
 
@@ -25,6 +22,6 @@ README_CASES = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("case", README_CASES.values(), ids=case_ids(README_CASES))
-def test_each_readme_constraint_is_refused_at_parse_time(case):
-    assert_refused_at_parse_time(case, base())
+test_each_readme_constraint_is_refused_at_parse_time = refused_at_parse_time_test(
+    README_CASES, base
+)

@@ -5,15 +5,12 @@ tests/workflow/config_cases.py."""
 
 import copy
 
-import pytest
-
 from tests.workflow.config_cases import (
     DEFAULT,
-    assert_names_its_keys,
-    assert_refused_at_parse_time,
-    case_ids,
     config_problems,
     default_base,
+    names_its_keys_test,
+    refused_at_parse_time_test,
     set_key,
 )
 
@@ -70,14 +67,12 @@ README_CASES = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_each_cross_field_rule_names_its_keys(name):
-    assert_names_its_keys(*CASES[name], base())
+test_each_cross_field_rule_names_its_keys = names_its_keys_test(CASES, base)
 
 
-@pytest.mark.parametrize("case", README_CASES.values(), ids=case_ids(README_CASES))
-def test_each_readme_constraint_is_refused_at_parse_time(case):
-    assert_refused_at_parse_time(case, base())
+test_each_readme_constraint_is_refused_at_parse_time = refused_at_parse_time_test(
+    README_CASES, base
+)
 
 
 def test_equal_bounds_of_a_grid_are_a_single_point():
