@@ -87,3 +87,19 @@ def test_counted_readings_take_their_repetitions_from_the_table_and_need_the_pri
     ]
     with pytest.raises(ValueError, match="exactly one reading must be primary"):
         counted_readings([a, b], runs[runs["variant"] == "b"], table)
+
+
+def test_readings_in_the_primarys_fit_job_run_its_repetitions():
+    readings = grid_readings(
+        {"centring": ["centred", "uncentred"], "kernel": ["rbf", "linear"]},
+        {"centring": "centred", "kernel": "rbf"},
+        repetitions=20,
+        other_repetitions=3,
+        fit_axes=["centring"],
+    )
+    assert [(r.name, r.repetitions) for r in readings] == [
+        ("centring=centred, kernel=rbf", 20),
+        ("centring=centred, kernel=linear", 20),
+        ("centring=uncentred, kernel=rbf", 3),
+        ("centring=uncentred, kernel=linear", 3),
+    ]

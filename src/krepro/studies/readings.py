@@ -79,6 +79,7 @@ def grid_readings(
     *,
     repetitions: int,
     other_repetitions: int | None = None,
+    fit_axes: Sequence[str] | None = None,
 ) -> list[Reading]:
     """Every combination of the values of ``axes``, in axis order (the last axis fastest).
 
@@ -92,6 +93,10 @@ def grid_readings(
         Repetitions of the primary reading.
     other_repetitions : int, optional
         Repetitions of every other reading (default ``repetitions``).
+    fit_axes : sequence of str, optional
+        The axes that name a fit job, where one job serves several readings: a reading with
+        the primary's values on these axes runs in the primary's job, so it has
+        ``repetitions`` too (default: only the primary has).
 
     Raises
     ------
@@ -103,9 +108,11 @@ def grid_readings(
     for values in itertools.product(*axes.values()):
         point = dict(zip(axes, values, strict=True))
         is_primary = all(primary.get(axis) == value for axis, value in point.items())
-        readings.append(
-            Reading(axes_name(point), point, is_primary, repetitions if is_primary else other)
+        in_primary_job = fit_axes is not None and all(
+            primary.get(axis) == point[axis] for axis in fit_axes
         )
+        runs = repetitions if is_primary or in_primary_job else other
+        readings.append(Reading(axes_name(point), point, is_primary, runs))
     the_primary(readings)
     return readings
 

@@ -22,16 +22,10 @@ def readings(settings):
     A reading runs the repetitions (subject splits) of its centring: ``n_repetitions`` for
     the primary's, ``reading_repetitions`` for the others.
     """
-    primary = settings["primary"]
-    grid = grid_readings(
+    return grid_readings(
         {axis: [v for v in values if v in settings[axis]] for axis, values in AXES.items()},
-        primary,
+        settings["primary"],
         repetitions=settings["n_repetitions"],
         other_repetitions=settings["reading_repetitions"],
+        fit_axes=FIT_AXES,
     )
-    return [
-        reading.with_repetitions(settings["n_repetitions"])
-        if all(reading.axes[axis] == primary[axis] for axis in FIT_AXES)
-        else reading
-        for reading in grid
-    ]

@@ -26,16 +26,10 @@ def readings(settings):
     A reading runs the repetitions of its fit job: ``n_repetitions`` where its
     (centring, b_scale) is the primary's, ``reading_repetitions`` elsewhere.
     """
-    primary = settings["primary"]
-    grid = grid_readings(
+    return grid_readings(
         {axis: [v for v in values if v in settings[axis]] for axis, values in AXES.items()},
-        primary,
+        settings["primary"],
         repetitions=settings["n_repetitions"],
         other_repetitions=settings["reading_repetitions"],
+        fit_axes=FIT_AXES,
     )
-    return [
-        reading.with_repetitions(settings["n_repetitions"])
-        if all(reading.axes[axis] == primary[axis] for axis in FIT_AXES)
-        else reading
-        for reading in grid
-    ]
