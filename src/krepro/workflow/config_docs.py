@@ -23,8 +23,8 @@ from pathlib import Path
 
 import yaml
 
-from krepro.records import atomic_write_text
 from krepro.workflow.configuration import load_schema
+from krepro.workflow.readme_blocks import replace_between, update_block
 
 __all__ = [
     "ENTRY",
@@ -226,10 +226,9 @@ def readme_block(schema: Mapping, paper_overlay: Mapping) -> str:
 
 def replace_block(text: str, block: str) -> str:
     """``text`` with the lines from :data:`README_BEGIN` to :data:`README_END` replaced."""
-    start, end = text.find(README_BEGIN), text.find(README_END)
-    if start < 0 or end < start:
-        raise ValueError("config/README.md has no key block (its begin and end markers).")
-    return text[:start] + block + text[end + len(README_END) :]
+    return replace_between(
+        text, block, README_BEGIN, README_END, "config/README.md has no key block"
+    )
 
 
 def main(argv=None) -> int:
@@ -246,18 +245,15 @@ def main(argv=None) -> int:
     schema = load_schema(repo / "workflow" / "schemas" / "config.schema.yaml")
     overlay = yaml.safe_load((repo / "config" / "paper.yaml").read_text(encoding="utf-8"))
     block = readme_block(schema, overlay)
-    if not (args.write or args.check):
-        print(block)
-        return 0
-    text = readme.read_text(encoding="utf-8")
-    updated = replace_block(text, block)
-    if args.check:
-        if updated != text:
-            print(f"{readme}: the key block is stale (--write rewrites it).")
-        return int(updated != text)
-    if updated != text:
-        atomic_write_text(readme, updated)
-    return 0
+    return update_block(
+        readme,
+        block,
+        begin=README_BEGIN,
+        end=README_END,
+        what="config/README.md has no key block",
+        write=args.write,
+        check=args.check,
+    )
 
 
 if __name__ == "__main__":

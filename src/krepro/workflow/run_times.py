@@ -19,6 +19,8 @@ import textwrap
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from krepro.workflow.readme_blocks import replace_between, update_block
+
 __all__ = [
     "README_BEGIN",
     "README_END",
@@ -151,10 +153,7 @@ def readme_block(times: Mapping, names: Iterable[str]) -> str:
 
 def replace_block(text: str, block: str) -> str:
     """``text`` with the lines from :data:`README_BEGIN` to :data:`README_END` replaced."""
-    start, end = text.find(README_BEGIN), text.find(README_END)
-    if start < 0 or end < start:
-        raise ValueError("README.md has no run-time block (its begin and end markers).")
-    return text[:start] + block + text[end + len(README_END) :]
+    return replace_between(text, block, README_BEGIN, README_END, "README.md has no run-time block")
 
 
 #: Rule files that hold no study's jobs (helpers, downloads, the report).
@@ -183,15 +182,15 @@ def main(argv=None) -> int:
     names = study_names(rules_dir)
     times = snapshot_run_times(repo / "snapshots" / "paper" / "provenance.json", rules_dir, names)
     block = readme_block(times, names)
-    if not (args.write or args.check):
-        print(block)
-        return 0
-    text = readme.read_text(encoding="utf-8")
-    updated = replace_block(text, block)
-    if args.check:
-        return int(updated != text)
-    readme.write_text(updated, encoding="utf-8")
-    return 0
+    return update_block(
+        readme,
+        block,
+        begin=README_BEGIN,
+        end=README_END,
+        what="README.md has no run-time block",
+        write=args.write,
+        check=args.check,
+    )
 
 
 if __name__ == "__main__":
